@@ -1,0 +1,36 @@
+"""Score what an AI agent did from the OpenTelemetry spans it already emits."""
+
+from .capture import Capture, capture
+from .evaluators import (
+    ArgumentCorrectness,
+    ArgumentMatchMode,
+    ArgumentOccurrence,
+    MaxModelRequests,
+    MaxToolCalls,
+    ToolCorrectness,
+    TrajectoryMatch,
+    TrajectoryOrder,
+)
+from .registry import evaluator_types
+from .trajectory import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall, Trajectory, extract_trajectory
+
+__all__ = (
+    'AgentRun',
+    'ArgumentCorrectness',
+    'ArgumentMatchMode',
+    'ArgumentOccurrence',
+    'CallStatus',
+    'Capture',
+    'FailureStage',
+    'MaxModelRequests',
+    'MaxToolCalls',
+    'ModelRequest',
+    'ToolCall',
+    'ToolCorrectness',
+    'Trajectory',
+    'TrajectoryMatch',
+    'TrajectoryOrder',
+    'capture',
+    'evaluator_types',
+    'extract_trajectory',
+)

@@ -1,0 +1,56 @@
+"""What every evaluator here shares: reading the cached trajectory and the agent scope."""
+
+from __future__ import annotations
+
+from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
+from pydantic_evals.otel import SpanTreeRecordingError
+
+from ..trajectory import Trajectory, extract_trajectory
+
+# The built-ins' phrase, kept word for word so reasons read the same after switching imports.
+NO_SPAN_TREE = 'No span tree available — ensure logfire/instrumentation is configured.'
+
+EvaluationValue = bool | float
+
+
+class TrajectoryEvaluator(Evaluator[object, object, object]):
+    """Base of the evaluators that score the extracted trajectory.
+
+    Not a dataclass itself: a dataclass base would put its fields first, and the first field must
+    stay the main argument (the short YAML form passes it positionally). Subclasses declare
+    `evaluation_name`, `agent` and `include_subagents` as their own last fields and implement `score`.
+    """
+
+    evaluation_name: str | None
+    agent: str | None
+    include_subagents: bool
+
+    def get_default_evaluation_name(self) -> str:
+        return self.evaluation_name if isinstance(self.evaluation_name, str) else self.get_serialization_name()
+
+    def evaluate(self, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        try:
+            tree = ctx.span_tree
+        except SpanTreeRecordingError as e:
+            return EvaluationReason(value=self.failing_value, reason=f'{NO_SPAN_TREE} ({e.message})')
+        trajectory = extract_trajectory(tree)
+        if self.agent is not None and not trajectory.has_agent(self.agent):
+            return EvaluationReason(
+                value=self.failing_value,
+                reason=f'agent {self.agent!r} not found in the trace; agents seen: {trajectory.agent_names!r}',
+            )
+        return self.score(trajectory, ctx)
+
+    @property
+    def failing_value(self) -> EvaluationValue:
+        """The value reported when there is nothing to score: `False`, or `0.0` for scores."""
+        return False
+
+    def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        raise NotImplementedError
+
+    def scope_suffix(self) -> str:
+        """`' (agent 'x')'` style note appended to reasons when scoring is narrowed to one agent."""
+        if self.agent is None:
+            return '' if self.include_subagents else ' (top-level agent only)'
+        return f' (agent {self.agent!r}{"" if self.include_subagents else ", own calls only"})'

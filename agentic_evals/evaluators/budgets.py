@@ -1,0 +1,78 @@
+"""Whether the agent stayed within its budget of tool calls and model requests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
+
+from ..trajectory import Trajectory
+from ._base import TrajectoryEvaluator
+
+__all__ = ('MaxModelRequests', 'MaxToolCalls')
+
+
+@dataclass(repr=False)
+class MaxToolCalls(TrajectoryEvaluator):
+    """Pass when the agent made at most `max_calls` tool calls.
+
+    Failed attempts count by default: they cost time and tokens like any other call. Deferred
+    calls and output functions never count. Drop-in for pydantic-evals' `MaxToolCalls`.
+
+    Args:
+        max_calls: The budget.
+        include_failed: Count failed attempts (default `True`).
+        evaluation_name: Name shown in reports instead of the class name.
+        agent: Count only the calls of the agent with this name (and its sub-agents').
+        include_subagents: With `False`, leave out calls made by sub-agents.
+    """
+
+    max_calls: int
+    include_failed: bool = True
+    evaluation_name: str | None = field(default=None)
+    agent: str | None = None
+    include_subagents: bool = True
+
+    def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        count = len(
+            trajectory.calls(
+                include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
+            )
+        )
+        return EvaluationReason(
+            value=count <= self.max_calls, reason=f'{count} tool call(s), budget={self.max_calls}{self.scope_suffix()}'
+        )
+
+
+@dataclass(repr=False)
+class MaxModelRequests(TrajectoryEvaluator):
+    """Pass when the agent made at most `max_requests` model requests.
+
+    Without agent scoping, pydantic-evals' `requests` metric is used when the case has it (it is
+    counted from the same spans); otherwise, and whenever `agent` narrows the scope, the model
+    request spans are counted. Drop-in for pydantic-evals' `MaxModelRequests`.
+
+    Args:
+        max_requests: The budget.
+        evaluation_name: Name shown in reports instead of the class name.
+        agent: Count only the requests of the agent with this name (and its sub-agents').
+        include_subagents: With `False`, leave out requests made by sub-agents.
+    """
+
+    max_requests: int
+    evaluation_name: str | None = field(default=None)
+    agent: str | None = None
+    include_subagents: bool = True
+
+    def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        metric = ctx.metrics.get('requests')
+        scoped = self.agent is not None or not self.include_subagents
+        if isinstance(metric, (int, float)) and not scoped:
+            count, source = int(metric), "ctx.metrics['requests']"
+        else:
+            count = len(trajectory.requests(agent=self.agent, include_subagents=self.include_subagents))
+            source = 'span tree'
+        return EvaluationReason(
+            value=count <= self.max_requests,
+            reason=f'{count} model request(s) (from {source}), budget={self.max_requests}{self.scope_suffix()}',
+        )
