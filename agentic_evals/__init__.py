@@ -11,8 +11,9 @@ from .evaluators import (
     TrajectoryMatch,
     TrajectoryOrder,
 )
+from .extract import extract_trajectory
 from .registry import evaluator_types
-from .trajectory import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall, Trajectory, extract_trajectory
+from .trajectory import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall, Trajectory
 
 __all__ = (
     'AgentRun',

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
 from pydantic_evals.otel import SpanTreeRecordingError
 
-from ..trajectory import Trajectory, extract_trajectory
+from ..extract import extract_trajectory
+from ..trajectory import Trajectory
 
 # The built-ins' phrase, kept word for word so reasons read the same after switching imports.
 NO_SPAN_TREE = 'No span tree available — ensure logfire/instrumentation is configured.'

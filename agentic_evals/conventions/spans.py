@@ -1,0 +1,89 @@
+"""Which spans are agent runs, tool calls and model requests, across instrumentation families."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic_evals.otel.span_tree import SpanNode
+
+from ..trajectory import FailureStage
+from . import genai, pydantic_ai
+
+__all__ = (
+    'agent_name',
+    'failure_stage',
+    'first_str',
+    'is_agent_span',
+    'is_model_request_span',
+    'is_output_function',
+    'is_tool_span',
+)
+
+
+def is_agent_span(node: SpanNode) -> bool:
+    name = node.name
+    return (
+        name == pydantic_ai.V2_AGENT_SPAN
+        or name == genai.AGENT_SPAN_PREFIX
+        or name.startswith(genai.AGENT_SPAN_PREFIX + ' ')
+        or node.attributes.get(genai.OPERATION_NAME) == 'invoke_agent'
+    )
+
+
+def agent_name(node: SpanNode) -> str:
+    for key in (genai.AGENT_NAME, pydantic_ai.V2_AGENT_NAME):
+        value = node.attributes.get(key)
+        if isinstance(value, str) and value:
+            return value
+    prefix = genai.AGENT_SPAN_PREFIX + ' '
+    return node.name[len(prefix) :] if node.name.startswith(prefix) else 'agent'
+
+
+def is_tool_span(node: SpanNode) -> bool:
+    """A tool execution attempt (or output function): named like one and carrying a tool name key."""
+    if genai.TOOL_NAME not in node.attributes:
+        return False
+    name = node.name
+    return name in (pydantic_ai.V2_TOOL_SPAN, pydantic_ai.V2_OUTPUT_FUNCTION_SPAN) or name.startswith(
+        genai.TOOL_SPAN_PREFIX
+    )
+
+
+def is_output_function(node: SpanNode) -> bool:
+    if node.name == pydantic_ai.V2_OUTPUT_FUNCTION_SPAN:
+        return True
+    msg = node.attributes.get(pydantic_ai.LOGFIRE_MSG)
+    return isinstance(msg, str) and msg.startswith(pydantic_ai.OUTPUT_FUNCTION_MSG_PREFIX)
+
+
+def is_model_request_span(node: SpanNode) -> bool:
+    return (
+        genai.REQUEST_MODEL in node.attributes
+        and node.attributes.get(genai.OPERATION_NAME) in genai.MODEL_REQUEST_OPERATIONS
+    )
+
+
+def failure_stage(node: SpanNode) -> FailureStage:
+    attrs = node.attributes
+    msg = attrs.get(pydantic_ai.LOGFIRE_MSG)
+    if (
+        attrs.get(pydantic_ai.FAILURE_STAGE) == 'validation'
+        or attrs.get(pydantic_ai.RETRY_CAUSE) == 'validation_error'
+        or (isinstance(msg, str) and msg.startswith(pydantic_ai.INVALID_TOOL_CALL_MSG_PREFIX))
+    ):
+        return 'validation'
+    if attrs.get(pydantic_ai.RETRY_CAUSE) == 'model_retry':
+        return 'retry'
+    # Before 2.60 the only sign of `ModelRetry` is a result on a failed span: pydantic-ai records
+    # the retry prompt as the result, while a tool that raised never returned one.
+    if first_str(attrs, genai.TOOL_CALL_RESULT, pydantic_ai.V2_TOOL_RESULT) is not None:
+        return 'retry'
+    return 'raised'
+
+
+def first_str(attrs: Mapping[str, object], *keys: str) -> str | None:
+    for key in keys:
+        value = attrs.get(key)
+        if isinstance(value, str):
+            return value
+    return None
