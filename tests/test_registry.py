@@ -1,0 +1,86 @@
+"""Datasets written to YAML or JSON load our evaluators back, in the short and the long form."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic_evals import Case, Dataset
+from pydantic_evals.evaluators import Evaluator
+
+import agentic_evals
+from agentic_evals import (
+    ArgumentCorrectness,
+    MaxModelRequests,
+    MaxToolCalls,
+    ToolCorrectness,
+    TrajectoryMatch,
+    evaluator_types,
+)
+
+SHORT: list[Evaluator[object, object, object]] = [
+    ToolCorrectness(['search', 'fetch']),
+    TrajectoryMatch(['search', 'fetch']),
+    MaxToolCalls(5),
+    MaxModelRequests(3),
+]
+LONG: list[Evaluator[object, object, object]] = [
+    ToolCorrectness(['search'], allow_extra=True, include_failed=True, agent='expert', include_subagents=False),
+    TrajectoryMatch(['search', 'fetch'], order='any_order', evaluation_name='order'),
+    ArgumentCorrectness('search', {'q': 'x', 'n': [1, 2]}, match_mode='exact', occurrence=2),
+    MaxToolCalls(5, include_failed=False, agent='main'),
+    MaxModelRequests(3, include_subagents=False),
+]
+
+
+@pytest.mark.parametrize('suffix', ['.yaml', '.json'])
+@pytest.mark.parametrize('evaluators', [SHORT, LONG], ids=['short', 'long'])
+def test_round_trip(tmp_path: Path, suffix: str, evaluators: list[Evaluator[object, object, object]]) -> None:
+    path = tmp_path / f'dataset{suffix}'
+    dataset = Dataset[object, object, object](name='d', cases=[Case(name='c', inputs='x')], evaluators=evaluators)
+    dataset.to_file(path, custom_evaluator_types=evaluator_types())
+    loaded = Dataset[object, object, object].from_file(path, custom_evaluator_types=evaluator_types())
+    assert loaded.evaluators == evaluators
+    assert all(type(e).__module__.startswith('agentic_evals.') for e in loaded.evaluators)
+
+
+def test_short_form_is_written_when_only_the_main_argument_is_set(tmp_path: Path) -> None:
+    path = tmp_path / 'dataset.yaml'
+    Dataset[object, object, object](name='d', cases=[Case(name='c', inputs='x')], evaluators=SHORT).to_file(
+        path, custom_evaluator_types=evaluator_types()
+    )
+    text = path.read_text()
+    assert '- ToolCorrectness:\n  - search\n  - fetch\n' in text
+    assert '- MaxToolCalls: 5\n' in text
+
+
+def test_hand_written_yaml_loads_ours_over_the_builtins(tmp_path: Path) -> None:
+    path = tmp_path / 'dataset.yaml'
+    path.write_text(
+        'name: d\ncases:\n- name: c\n  inputs: x\n'
+        'evaluators:\n'
+        '- ToolCorrectness: [search, fetch]\n'
+        '- TrajectoryMatch:\n    expected_trajectory: [search]\n    order: exact\n    agent: expert\n'
+        '- ArgumentCorrectness: {tool_name: search, expected_arguments: {q: x}}\n'
+    )
+    loaded = Dataset[object, object, object].from_file(path, custom_evaluator_types=evaluator_types())
+    assert loaded.evaluators == [
+        ToolCorrectness(['search', 'fetch']),
+        TrajectoryMatch(['search'], order='exact', agent='expert'),
+        ArgumentCorrectness('search', {'q': 'x'}),
+    ]
+
+
+def test_registry_lists_every_public_evaluator() -> None:
+    public = {
+        obj
+        for name in agentic_evals.__all__
+        if isinstance(obj := getattr(agentic_evals, name), type) and issubclass(obj, Evaluator)
+    }
+    assert set(evaluator_types()) == public
+
+
+def test_public_api_is_sorted_and_complete() -> None:
+    assert list(agentic_evals.__all__) == sorted(agentic_evals.__all__)
+    for name in agentic_evals.__all__:
+        assert hasattr(agentic_evals, name)
