@@ -47,6 +47,7 @@ RETRY_RATE = 0.04
 """Share of attempts whose tool raises `ModelRetry`."""
 INVALID_RATE = 0.02
 """Share of attempts whose arguments fail validation."""
+CONTEXT_WINDOW = 128_000
 CALLS_PER_RESPONSE = (1, 2, 3, 4, 5)
 CALLS_PER_RESPONSE_WEIGHTS = (35, 30, 20, 10, 5)
 
@@ -311,7 +312,7 @@ def plan_run(*, ok_calls: int | None = None, tool_spans: int | None = None, seed
                 status='unset',
             )
         )
-        context_tokens += out_tokens
+        context_tokens = min(context_tokens + out_tokens, CONTEXT_WINDOW)
         now = chat_end + rng.randint(100, 400)
         if not issued:
             break
@@ -332,7 +333,8 @@ def plan_run(*, ok_calls: int | None = None, tool_spans: int | None = None, seed
                 ends.append(end)
                 now += rng.randint(15, 60)
         calls.extend(issued)
-        context_tokens += sum(rng.randint(20, 400) for _ in issued)
+        # Tool results join the context, which the run keeps under the model's window by trimming history.
+        context_tokens = min(context_tokens + sum(rng.randint(20, 400) for _ in issued), CONTEXT_WINDOW)
         now = max(ends) + rng.randint(1_000, 5_000)
 
     root = PlannedSpan(
