@@ -60,6 +60,7 @@ def _extract(tree: SpanTree) -> Trajectory:
     nodes = sorted(tree, key=lambda n: n.start_timestamp)
     paths = _AgentPaths()
     calls: list[ToolCall] = []
+    call_parents: list[int | None] = []
     requests: list[ModelRequest] = []
     agents: list[AgentRun] = []
     notes: list[str] = []
@@ -78,11 +79,12 @@ def _extract(tree: SpanTree) -> Trajectory:
                 )
                 continue
             calls.append(_tool_call(node, tool_name, paths.of(node)))
+            call_parents.append(node.parent_span_id)
         elif is_model_request_span(node):
             requests.append(_model_request(node, paths.of(node)))
             _record_issue_order(node, len(requests), issue_order)
     return Trajectory(
-        tool_calls=tuple(_in_issue_order(calls, issue_order)),
+        tool_calls=tuple(_in_issue_order(calls, call_parents, issue_order)),
         model_requests=tuple(requests),
         agents=tuple(agents),
         notes=tuple(notes),
@@ -155,6 +157,9 @@ def parse_arguments(raw: str | None) -> tuple[dict[str, Any] | None, str | None]
         return None, f'could not be parsed as JSON: {e}'
     if not isinstance(value, dict):
         return None, f'are not a JSON object: {value!r}'
+    if len(value) == 1 and isinstance(value.get(pydantic_ai.INVALID_JSON_KEY), str):
+        # pydantic-ai wraps arguments that were not valid JSON so they survive a round trip.
+        return None, f'could not be parsed as JSON: the model sent {value[pydantic_ai.INVALID_JSON_KEY]!r}'
     return value, None
 
 
@@ -201,22 +206,26 @@ def _issued_call_ids(raw: str) -> Iterator[str]:
                 yield part['id']
 
 
-def _in_issue_order(calls: list[ToolCall], issue_order: dict[str, tuple[int, int]]) -> list[ToolCall]:
-    """Start order, except that calls issued by one model response follow the order the model issued them.
+def _in_issue_order(
+    calls: list[ToolCall], parents: list[int | None], issue_order: dict[str, tuple[int, int]]
+) -> list[ToolCall]:
+    """Start order, except that calls one model response issued follow the order the model issued them.
 
     pydantic-ai validates all of a response's calls before running any, so a call that fails
-    validation starts before its earlier siblings run. Sorting only within each response's own
-    slots fixes that and leaves every other call (a sub-agent's, say) where time put it.
+    validation starts before its earlier siblings run. Calls are regrouped only among siblings:
+    issued by the same response and under the same parent span (a call deferred in one run and
+    executed in a resumed run is not a sibling of its old companions). Permuting only within a
+    group's own slots leaves every other call (a sub-agent's, say) where time put it.
     """
     if not issue_order:
         return calls
-    slots: dict[int, list[int]] = {}
+    groups: dict[tuple[int, int | None], list[int]] = {}
     for index, call in enumerate(calls):
         issued = issue_order.get(call.call_id) if call.call_id is not None else None
         if issued is not None:
-            slots.setdefault(issued[0], []).append(index)
+            groups.setdefault((issued[0], parents[index]), []).append(index)
     ordered = list(calls)
-    for indices in slots.values():
+    for indices in groups.values():
         if len(indices) < 2:
             continue
         by_issue = sorted(indices, key=lambda i: (issue_order[calls[i].call_id or ''][1], i))

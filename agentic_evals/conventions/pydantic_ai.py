@@ -30,4 +30,7 @@ RETRY_CAUSE = 'pydantic_ai.tool.retry.cause'
 # The exception type pydantic-ai records when a tool raised `ModelRetry`.
 TOOL_RETRY_EXCEPTION = 'ToolRetryError'
 
+# 2.x records arguments that were not valid JSON as `{"INVALID_JSON": "<the model's text>"}`.
+INVALID_JSON_KEY = 'INVALID_JSON'
+
 COST = 'operation.cost'
