@@ -1,6 +1,7 @@
 """Score what an AI agent did from the OpenTelemetry spans it already emits."""
 
 from .capture import Capture, capture
+from .context import evaluator_context
 from .evaluators import (
     ArgumentCorrectness,
     ArgumentMatchMode,
@@ -32,6 +33,7 @@ __all__ = (
     'TrajectoryMatch',
     'TrajectoryOrder',
     'capture',
+    'evaluator_context',
     'evaluator_types',
     'extract_trajectory',
 )

@@ -47,6 +47,7 @@ class Capture:
         self._lock = threading.Lock()
         self._open = False
         self._token: Any = None
+        self._tree: SpanTree | None = None
         self.error: SpanTreeRecordingError | None = None
         """Why nothing can be recorded, when the provider cannot take a span processor."""
 
@@ -58,14 +59,23 @@ class Capture:
 
     @property
     def tree(self) -> SpanTree:
-        """A new `SpanTree` of the spans collected so far; raises the recording error if there is one."""
+        """The `SpanTree` of the spans collected; raises the recording error if there is one.
+
+        Inside the block each access builds a tree of the spans so far; after the block the tree is
+        built once and kept, so the trajectory cached for it is reused.
+        """
         if self.error is not None:
             raise self.error
+        if self._tree is not None:
+            return self._tree
         tree = SpanTree()
         tree.add_readable_spans(self.spans)
+        if not self._open:
+            self._tree = tree
         return tree
 
     def __enter__(self) -> Capture:
+        self._tree = None
         processor = _processor_for(self._tracer_provider)
         if isinstance(processor, SpanTreeRecordingError):
             self.error = processor

@@ -78,11 +78,11 @@ def _extract(tree: SpanTree) -> Trajectory:
                     ' not a string'
                 )
                 continue
-            calls.append(_tool_call(node, tool_name, paths.of(node)))
+            calls.append(_tool_call(node, tool_name, paths.of(node), issue_order))
             call_parents.append(node.parent_span_id)
         elif is_model_request_span(node):
             requests.append(_model_request(node, paths.of(node)))
-            _record_issue_order(node, len(requests), issue_order)
+            _record_issue_order(node, len(requests) - 1, issue_order)
     return Trajectory(
         tool_calls=tuple(_in_issue_order(calls, call_parents, issue_order)),
         model_requests=tuple(requests),
@@ -117,7 +117,7 @@ class _AgentPaths:
         return base
 
 
-def _tool_call(node: SpanNode, name: str, path: tuple[str, ...]) -> ToolCall:
+def _tool_call(node: SpanNode, name: str, path: tuple[str, ...], issue_order: dict[str, tuple[int, int]]) -> ToolCall:
     attrs = node.attributes
     raw = first_str(attrs, genai.TOOL_CALL_ARGUMENTS, pydantic_ai.V2_TOOL_ARGUMENTS)
     arguments, problem = parse_arguments(raw)
@@ -128,13 +128,15 @@ def _tool_call(node: SpanNode, name: str, path: tuple[str, ...]) -> ToolCall:
         status = 'failed'
     else:
         status = 'ok'
-    call_id = attrs.get(genai.TOOL_CALL_ID)
+    recorded_id = attrs.get(genai.TOOL_CALL_ID)
+    call_id = recorded_id if isinstance(recorded_id, str) else None
+    issued = issue_order.get(call_id) if call_id is not None else None
     return ToolCall(
         name=name,
         arguments=arguments,
         raw_arguments=raw,
         arguments_problem=problem,
-        call_id=call_id if isinstance(call_id, str) else None,
+        call_id=call_id,
         result=first_str(attrs, genai.TOOL_CALL_RESULT, pydantic_ai.V2_TOOL_RESULT),
         status=status,
         failure_stage=failure_stage(node) if status == 'failed' else None,
@@ -143,6 +145,7 @@ def _tool_call(node: SpanNode, name: str, path: tuple[str, ...]) -> ToolCall:
         start=node.start_timestamp,
         end=node.end_timestamp,
         span_id=node.span_id,
+        issued_by=issued[0] if issued is not None else None,
         is_output_function=is_output_function(node),
     )
 
@@ -183,13 +186,13 @@ def _model_request(node: SpanNode, path: tuple[str, ...]) -> ModelRequest:
     )
 
 
-def _record_issue_order(node: SpanNode, response_number: int, issue_order: dict[str, tuple[int, int]]) -> None:
+def _record_issue_order(node: SpanNode, response_index: int, issue_order: dict[str, tuple[int, int]]) -> None:
     """Remember, per call id, which model response issued it and at which position."""
     raw = node.attributes.get(genai.OUTPUT_MESSAGES)
     if not isinstance(raw, str) or 'tool_call' not in raw:
         return
     for position, call_id in enumerate(_issued_call_ids(raw)):
-        issue_order.setdefault(call_id, (response_number, position))
+        issue_order.setdefault(call_id, (response_index, position))
 
 
 def _issued_call_ids(raw: str) -> Iterator[str]:

@@ -52,6 +52,9 @@ class ToolCall:
     start: datetime
     end: datetime
     span_id: int
+    issued_by: int | None = None
+    """Index in `Trajectory.model_requests` of the model response that issued this call, when that
+    response's output messages were recorded."""
     is_output_function: bool = False
     """An output function runs through the tool machinery but produces the run's output; evaluators
     never count it as a tool call."""

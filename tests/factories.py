@@ -17,6 +17,8 @@ from pydantic_evals.evaluators import EvaluatorContext
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 from pydantic_evals.otel.span_tree import AttributeValue, SpanNode, SpanStatus
 
+from agentic_evals import evaluator_context
+
 EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
@@ -109,14 +111,4 @@ def context(
     tree: SpanTree | SpanTreeRecordingError, *, metrics: dict[str, int | float] | None = None
 ) -> EvaluatorContext[object, object, object]:
     """An evaluator context around `tree`, as pydantic-evals builds one for a case."""
-    return EvaluatorContext(
-        name='case',
-        inputs=None,
-        metadata=None,
-        expected_output=None,
-        output=None,
-        duration=0.0,
-        _span_tree=tree,
-        attributes={},
-        metrics=dict(metrics or {}),
-    )
+    return evaluator_context(tree, name='case', metrics=metrics)

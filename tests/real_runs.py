@@ -32,44 +32,40 @@ RETRY_CAUSE = PYDANTIC_AI >= (2, 60)
 
 
 def expected_calls(content: bool) -> list[tuple[Any, ...]]:
-    """(name, status, failure stage, agent path, arguments, output function) per tool span, in order."""
+    """(name, status, failure stage, agent path, arguments, output function, issuing response) per tool span."""
     main, expert, crasher = ('main',), ('main', 'expert'), ('crasher',)
     retry_stage = 'retry' if content or RETRY_CAUSE else 'raised'  # nothing else marks a retry then
+    report = {'title': 'Tool spans', 'summary': 'Arguments live on execute_tool spans.'}
     rows: list[tuple[Any, ...]] = [
-        ('search', 'ok', None, main, {'query': 'opentelemetry genai tool spans'}, False),
-        ('fetch', 'ok', None, main, {'url': 'https://example.com/genai-spans'}, False),
-        ('check_status', 'failed', retry_stage, main, {'service': 'tracing'}, False),
-        ('check_status', 'ok', None, main, {'service': 'tracing'}, False),
-        ('compute', 'failed', 'validation', main, {'a': 'two', 'b': 3}, False),
-        ('compute', 'ok', None, main, {'a': 2, 'b': 3}, False),
-        ('search', 'ok', None, main, {'query': 'span ordering'}, False),
-        ('fetch', 'ok', None, main, {'url': 'https://example.com/ordering'}, False),
-        ('compute', 'failed', 'validation', main, None, False),  # the model sent invalid JSON
-        ('ask_expert', 'ok', None, main, {'question': 'Which attribute holds tool arguments?'}, False),
-        ('lookup', 'ok', None, expert, {'term': 'gen_ai.tool.call.arguments'}, False),
-        ('lookup', 'ok', None, expert, {'term': 'execute_tool'}, False),
-        ('run_report_job', 'deferred', None, main, {'report': 'weekly'}, False),
-        ('delete_draft', 'ok', None, main, {'path': 'drafts/old.md'}, False),
-        (
-            'submit_report',
-            'ok',
-            None,
-            main,
-            {'title': 'Tool spans', 'summary': 'Arguments live on execute_tool spans.'},
-            True,
-        ),
-        ('explode', 'failed', 'raised', crasher, {'target': 'cache'}, False),
+        ('search', 'ok', None, main, {'query': 'opentelemetry genai tool spans'}, False, 0),
+        ('fetch', 'ok', None, main, {'url': 'https://example.com/genai-spans'}, False, 1),
+        ('check_status', 'failed', retry_stage, main, {'service': 'tracing'}, False, 2),
+        ('check_status', 'ok', None, main, {'service': 'tracing'}, False, 3),
+        ('compute', 'failed', 'validation', main, {'a': 'two', 'b': 3}, False, 4),
+        ('compute', 'ok', None, main, {'a': 2, 'b': 3}, False, 5),
+        # one response, three calls: issued in this order, though the failed one's span starts first
+        ('search', 'ok', None, main, {'query': 'span ordering'}, False, 6),
+        ('fetch', 'ok', None, main, {'url': 'https://example.com/ordering'}, False, 6),
+        ('compute', 'failed', 'validation', main, None, False, 6),  # the model sent invalid JSON
+        ('ask_expert', 'ok', None, main, {'question': 'Which attribute holds tool arguments?'}, False, 7),
+        ('lookup', 'ok', None, expert, {'term': 'gen_ai.tool.call.arguments'}, False, 8),
+        ('lookup', 'ok', None, expert, {'term': 'execute_tool'}, False, 9),
+        ('run_report_job', 'deferred', None, main, {'report': 'weekly'}, False, 11),
+        # approved in the resumed run; issued by the same response as run_report_job
+        ('delete_draft', 'ok', None, main, {'path': 'drafts/old.md'}, False, 11),
+        ('submit_report', 'ok', None, main, report, True, 12),
+        ('explode', 'failed', 'raised', crasher, {'target': 'cache'}, False, 13),
     ]
     if not VALIDATION_SPANS:
         rows = [row for row in rows if row[2] != 'validation']
     if not content:
-        rows = [(*row[:4], None, row[5]) for row in rows]
+        rows = [(*row[:4], None, *row[5:]) for row in rows]
     return rows
 
 
 def calls_of(trajectory: Trajectory) -> list[tuple[Any, ...]]:
     return [
-        (c.name, c.status, c.failure_stage, c.agent_path, c.arguments, c.is_output_function)
+        (c.name, c.status, c.failure_stage, c.agent_path, c.arguments, c.is_output_function, c.issued_by)
         for c in trajectory.tool_calls
     ]
 
@@ -110,7 +106,7 @@ def evaluators_and_results(content: bool) -> list[tuple[Evaluator[object, object
             ToolCorrectness(['search', 'fetch', 'lookup'], agent='main', include_subagents=False),
             False,
             "missing tools: 'lookup' (x1); unexpected tools: 'ask_expert' (x1), 'check_status' (x1), 'compute' (x1),"
-            " 'delete_draft' (x1), 'fetch' (x1), 'search' (x1) (agent 'main', own calls only)",
+            " 'delete_draft' (x1), 'fetch' (x1), 'search' (x1) (agent 'main', sub-agents excluded)",
         ),
         (
             TrajectoryMatch(['search', 'fetch', 'check_status', 'compute', 'ask_expert', 'delete_draft']),

@@ -138,7 +138,7 @@ def test_agent_scoping() -> None:
     )
     assert run(ArgumentCorrectness('lookup', {'key': 'a'}, agent='expert', include_subagents=False), tree) == (
         True,
-        "Tool 'lookup' called with {'key': 'a'} (agent 'expert', own calls only)",
+        "Tool 'lookup' called with {'key': 'a'} (agent 'expert', sub-agents excluded)",
     )
 
 

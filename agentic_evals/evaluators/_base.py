@@ -54,4 +54,4 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
         """`' (agent 'x')'` style note appended to reasons when scoring is narrowed to one agent."""
         if self.agent is None:
             return '' if self.include_subagents else ' (top-level agent only)'
-        return f' (agent {self.agent!r}{"" if self.include_subagents else ", own calls only"})'
+        return f' (agent {self.agent!r}{"" if self.include_subagents else ", sub-agents excluded"})'
