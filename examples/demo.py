@@ -27,7 +27,7 @@ from agentic_evals import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'fixtures'))
-from scenario import SUPPORTED_VERSIONS, run_scenario_async  # noqa: E402
+from scenario import SUPPORTED_VERSIONS, run_scenario_async
 
 
 async def agent_task(version: int) -> str:
