@@ -151,7 +151,7 @@ _processors_lock = threading.Lock()
 
 def _processor_for(tracer_provider: trace.TracerProvider | None) -> _CaptureProcessor | SpanTreeRecordingError:
     """The processor attached to the provider in use, attaching it on first use."""
-    provider: Any = tracer_provider if tracer_provider is not None else _global_provider()
+    provider: Any = tracer_provider if tracer_provider is not None else ensure_global_provider()
     # Logfire's global provider is a proxy around the SDK provider that owns the processors.
     inner = getattr(provider, 'provider', None)
     if inner is not None and hasattr(inner, 'add_span_processor'):
@@ -178,7 +178,7 @@ def _processor_for(tracer_provider: trace.TracerProvider | None) -> _CaptureProc
         return processor
 
 
-def _global_provider() -> trace.TracerProvider:
+def ensure_global_provider() -> trace.TracerProvider:
     provider = trace.get_tracer_provider()
     if isinstance(provider, trace.ProxyTracerProvider):
         # Nothing configured: install a recording provider. `set_tracer_provider` only takes effect
