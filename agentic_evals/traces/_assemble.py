@@ -1,0 +1,151 @@
+"""Collect decoded spans per trace and turn each finished trace into a `LoadedTrace`.
+
+Decoders hand every span to the `Assembler` with its location (file index, line or None). The
+recoverable problems found here (duplicate span ids, missing parents, children starting before
+their parents) become warnings on the trace, each naming the file and line where it was seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic_evals.otel.span_tree import SpanNode, SpanTree
+
+__all__ = ('Assembler', 'LoadedTrace', 'Location', 'TraceBuilder')
+
+Location = tuple[int, 'int | None']
+"""Where a span was read: index of the file in the load, and its 1-based line (None for documents)."""
+
+
+@dataclass(frozen=True)
+class LoadedTrace:
+    """One trace read from trace files, as the pydantic-evals `SpanTree` every evaluator reads.
+
+    `sources` are the files its spans came from, in the order first seen; `warnings` are the
+    recoverable problems found in it, each naming the file and line.
+    """
+
+    trace_id: str
+    tree: SpanTree
+    sources: tuple[Path, ...]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The first source's file name without any extensions: `run1.otlp.json.gz` -> `run1`.
+
+        Matches a pydantic-evals case of the same name.
+        """
+        return self.sources[0].name.partition('.')[0] if self.sources else self.trace_id
+
+
+class TraceBuilder:
+    """The spans of one trace read so far, keyed by span id (the first of duplicates wins)."""
+
+    __slots__ = ('assembler', 'files', 'nodes', 'raw_ids', 'trace_id', 'trace_int', 'warnings', 'where')
+
+    def __init__(self, assembler: Assembler, trace_id: str) -> None:
+        self.assembler = assembler
+        self.trace_id = trace_id
+        self.trace_int = int(trace_id, 16)
+        self.nodes: dict[int, SpanNode] = {}
+        self.where: dict[int, Location] = {}
+        self.files: dict[int, None] = {}
+        self.warnings: list[str] = []
+        self.raw_ids: list[object] = []
+        """The trace id as files spell it (any case, bytes), each an alias in `Assembler.aliases`."""
+
+    def add(self, node: SpanNode, location: Location) -> None:
+        span_id = node.span_id
+        if span_id in self.nodes:
+            first = self.where[span_id]
+            self.warn(
+                location,
+                f'duplicate span id {span_id:016x} ({node.name!r}); kept the first one, '
+                f'from {self.assembler.describe(first)}',
+            )
+            return
+        self.nodes[span_id] = node
+        self.where[span_id] = location
+        if location[0] not in self.files:
+            self.files[location[0]] = None
+
+    def warn(self, location: Location, message: str) -> None:
+        self.warnings.append(f'{self.assembler.describe(location)}: {message}')
+
+    def finish(self) -> LoadedTrace:
+        nodes = self.nodes
+        for node in nodes.values():
+            parent_id = node.parent_span_id
+            if parent_id is None:
+                continue
+            parent = nodes.get(parent_id)
+            if parent is None:
+                self.warn(
+                    self.where[node.span_id],
+                    f'span {node.span_id:016x} ({node.name!r}) has parent {parent_id:016x}, '
+                    'which is not in the trace; it became a root',
+                )
+            elif node.start_timestamp < parent.start_timestamp:
+                self.warn(
+                    self.where[node.span_id],
+                    f'span {node.span_id:016x} ({node.name!r}) starts before its parent {parent_id:016x} '
+                    f'({parent.name!r}); kept as recorded',
+                )
+        tree = SpanTree()
+        tree.add_spans(list(nodes.values()))
+        paths = self.assembler.paths
+        return LoadedTrace(
+            trace_id=self.trace_id,
+            tree=tree,
+            sources=tuple(paths[index] for index in self.files),
+            warnings=tuple(self.warnings),
+        )
+
+
+class Assembler:
+    """The traces being read, by normalized (32 lowercase hex) trace id, in order of first span."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self.paths = paths
+        self.builders: dict[str, TraceBuilder] = {}
+        self.aliases: dict[object, TraceBuilder] = {}
+        """Open builders by raw trace id, so decoders validate and normalize an id once per trace."""
+
+    def builder(self, trace_id: str) -> TraceBuilder:
+        """The builder of a normalized trace id, created on its first span."""
+        builder = self.builders.get(trace_id)
+        if builder is None:
+            builder = self.builders[trace_id] = TraceBuilder(self, trace_id)
+        return builder
+
+    def builder_for(self, raw: object, key: Callable[[object], str]) -> TraceBuilder:
+        """The builder of a trace id as a file spells it; `key` validates and normalizes it."""
+        builder = self.aliases.get(raw)
+        if builder is None:
+            builder = self.builder(key(raw))
+            builder.raw_ids.append(raw)
+            self.aliases[raw] = builder
+        return builder
+
+    def pop(self, trace_id: str) -> LoadedTrace | None:
+        """The finished trace, now that its last span has been read (None if it had no spans)."""
+        builder = self.builders.pop(trace_id, None)
+        if builder is None:
+            return None
+        for raw in builder.raw_ids:
+            del self.aliases[raw]
+        return builder.finish()
+
+    def rest(self) -> Iterator[LoadedTrace]:
+        """The traces still open at the end, in order of their first span."""
+        while self.builders:
+            trace = self.pop(next(iter(self.builders)))
+            if trace is not None:
+                yield trace
+
+    def describe(self, location: Location) -> str:
+        index, line = location
+        return f'{self.paths[index]}' if line is None else f'{self.paths[index]}:{line}'

@@ -1,0 +1,245 @@
+"""Detect a trace file's format from its content and read it in the two passes `load_traces` makes.
+
+Detection, in order: gzip magic bytes (then the rest applies to the decompressed data); binary
+data (control bytes that JSON text cannot hold) is OTLP protobuf; text starting with `{` or `[` is
+JSON, read as JSON lines when its first line is a whole JSON value (or, when that line is broken,
+its second line is), else as one document. Each JSON line or document is then an OTLP request
+(`resourceSpans`), a Jaeger export (`data`), a Jaeger trace (`spans`), or a list of those.
+
+`scan` is the cheap first pass: which trace ids occur in which unit (line, or the whole file for a
+document or protobuf), found with a regular expression, without decoding JSON. `read` decodes
+unit by unit into the assembler and yields each unit once its spans are in.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, cast
+
+from ._assemble import Assembler, Location
+from ._errors import BadData, TraceFileError
+from ._jaeger import decode_jaeger_trace
+from ._otlp_json import decode_request
+from ._otlp_proto import decode_proto, parse_proto, proto_trace_ids
+
+__all__ = ('Reader', 'Unit', 'open_reader')
+
+Unit = int | None
+"""A line number, or None for a file read as a whole."""
+
+_HEAD = 4096
+_TRACE_ID = re.compile(rb'"trace[Ii][Dd]"\s*:\s*"([^"]*)"')
+_CONTROL = re.compile(rb'[\x00-\x08\x0b\x0c\x0e-\x1f]')
+_WHITESPACE = frozenset(b' \t\r\n')
+_BOM = b'\xef\xbb\xbf'
+_ERRORS = (OSError, EOFError, zlib.error)
+
+
+def _scan_key(raw: bytes) -> str:
+    return raw.decode('ascii', 'replace').lower().rjust(32, '0')
+
+
+def decode_json(document: Any, location: Location, assembler: Assembler) -> None:
+    """Dispatch one parsed JSON value by its shape."""
+    if isinstance(document, dict):
+        if 'resourceSpans' in document:
+            return decode_request(document, location, assembler)
+        if 'data' in document:
+            for trace in document['data'] or ():
+                decode_jaeger_trace(trace, location, assembler)
+            return None
+        if 'spans' in document:
+            return decode_jaeger_trace(document, location, assembler)
+        if not document:
+            return None  # `{}`: an OTLP request with no spans, as proto3 JSON writes it
+        keys = ', '.join(sorted(map(repr, document))[:5])
+        raise BadData(f'unknown format: a JSON object that is not an OTLP request or a Jaeger export (keys: {keys})')
+    if isinstance(document, list):
+        for item in document:
+            decode_json(item, location, assembler)
+        return None
+    raise BadData(f'unknown format: a JSON {type(document).__name__}, not an OTLP request or a Jaeger export')
+
+
+class Reader:
+    """One trace file, opened afresh (and decompressed) by each pass."""
+
+    format = 'unknown'
+
+    def __init__(self, path: Path, index: int, gzipped: bool) -> None:
+        self.path = path
+        self.index = index
+        self.gzipped = gzipped
+
+    def open(self) -> IO[bytes]:
+        if self.gzipped:
+            return cast(IO[bytes], gzip.open(self.path, 'rb'))
+        return open(self.path, 'rb')
+
+    def scan(self) -> Iterator[tuple[Unit, str]]:
+        raise NotImplementedError
+
+    def read(self, assembler: Assembler) -> Iterator[Unit]:
+        raise NotImplementedError
+
+    def read_all(self) -> bytes:
+        try:
+            with self.open() as stream:
+                return stream.read()
+        except _ERRORS as error:
+            raise self.io_error(error, None) from None
+
+    def io_error(self, error: BaseException, line: int | None) -> TraceFileError:
+        after = f' after line {line}' if line else ''
+        if isinstance(error, EOFError):
+            size = self.path.stat().st_size
+            return TraceFileError(self.path, f'the gzip data ends early{after} (truncated file?)', offset=size)
+        if isinstance(error, (gzip.BadGzipFile, zlib.error)):
+            return TraceFileError(self.path, f'corrupt gzip data{after}: {error}')
+        return TraceFileError(self.path, f'cannot read{after}: {getattr(error, "strerror", None) or error}')
+
+    def decode(self, document: Any, line: int | None, assembler: Assembler) -> None:
+        try:
+            decode_json(document, (self.index, line), assembler)
+        except BadData as error:
+            raise TraceFileError(self.path, str(error), line=line) from None
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
+            message = f'malformed span data ({type(error).__name__}: {error})'
+            raise TraceFileError(self.path, message, line=line) from None
+
+
+def _json_error(error: ValueError, ends_early: bool) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        message = f'invalid JSON: {error.msg} (column {error.colno})'
+    else:
+        message = f'invalid JSON: {error}'
+    return message + (' - the data ends here: truncated file?' if ends_early else '')
+
+
+class JsonLinesReader(Reader):
+    format = 'JSON lines'
+
+    def scan(self) -> Iterator[tuple[Unit, str]]:
+        line_number = 0
+        try:
+            with self.open() as stream:
+                for line_number, line in enumerate(stream, 1):
+                    found = _TRACE_ID.findall(line)
+                    if found:
+                        for raw in set(found):
+                            yield line_number, _scan_key(raw)
+        except _ERRORS as error:
+            raise self.io_error(error, line_number) from None
+
+    def read(self, assembler: Assembler) -> Iterator[Unit]:
+        line_number = 0
+        try:
+            with self.open() as stream:
+                for line_number, line in enumerate(stream, 1):
+                    if line[0] in _WHITESPACE and not line.strip():
+                        continue
+                    try:
+                        document = json.loads(line)
+                    except ValueError as error:
+                        message = _json_error(error, ends_early=not line.endswith(b'\n'))
+                        raise TraceFileError(self.path, message, line=line_number) from None
+                    self.decode(document, line_number, assembler)
+                    yield line_number
+        except _ERRORS as error:
+            raise self.io_error(error, line_number) from None
+
+
+class JsonDocumentReader(Reader):
+    format = 'JSON document'
+
+    def scan(self) -> Iterator[tuple[Unit, str]]:
+        for raw in set(_TRACE_ID.findall(self.read_all())):
+            yield None, _scan_key(raw)
+
+    def read(self, assembler: Assembler) -> Iterator[Unit]:
+        data = self.read_all()
+        try:
+            document = json.loads(data)
+        except json.JSONDecodeError as error:
+            ends_early = error.pos >= len(error.doc.rstrip())
+            raise TraceFileError(self.path, _json_error(error, ends_early), line=error.lineno) from None
+        except ValueError as error:
+            raise TraceFileError(self.path, _json_error(error, False)) from None
+        del data
+        self.decode(document, None, assembler)
+        yield None
+
+
+class ProtobufReader(Reader):
+    format = 'OTLP protobuf'
+
+    def _parse(self) -> Any:
+        try:
+            return parse_proto(self.read_all())
+        except BadData as error:
+            raise TraceFileError(self.path, str(error)) from None
+
+    def scan(self) -> Iterator[tuple[Unit, str]]:
+        for trace_id in proto_trace_ids(self._parse()):
+            yield None, trace_id
+
+    def read(self, assembler: Assembler) -> Iterator[Unit]:
+        request = self._parse()
+        try:
+            decode_proto(request, (self.index, None), assembler)
+        except BadData as error:
+            raise TraceFileError(self.path, str(error)) from None
+        yield None
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+def _json_reader(stream: IO[bytes], path: Path, index: int, gzipped: bool) -> Reader:
+    """JSON lines when the first non-blank line is a whole JSON value, or (broken) the second is."""
+    stream.seek(0)
+    lines = (line for line in stream if line.strip())
+    first = next(lines, b'')
+    if _parses(first) or (first.strip() not in (b'{', b'[') and _parses(next(lines, b''))):
+        return JsonLinesReader(path, index, gzipped)
+    return JsonDocumentReader(path, index, gzipped)
+
+
+def open_reader(path: Path, index: int) -> Reader:
+    """The reader for a file's format, detected from its content; raises `TraceFileError`."""
+    try:
+        with open(path, 'rb') as raw:
+            gzipped = raw.read(2) == b'\x1f\x8b'
+    except FileNotFoundError:
+        raise TraceFileError(path, 'no such file') from None
+    except OSError as error:
+        raise TraceFileError(path, f'cannot read: {error.strerror or error}') from None
+    probe = Reader(path, index, gzipped)
+    try:
+        with probe.open() as stream:
+            head = stream.read(_HEAD).removeprefix(_BOM)
+            while head.isspace() and len(head) >= _HEAD:
+                head = stream.read(_HEAD)
+            text = head.lstrip()
+            if not text:
+                raise TraceFileError(path, 'empty file' + (' (nothing inside the gzip data)' if gzipped else ''))
+            if _CONTROL.search(head):
+                if head[0] == 0x0A:  # field 1 (resource_spans), length-delimited: an OTLP request
+                    return ProtobufReader(path, index, gzipped)
+                raise TraceFileError(path, 'unknown format: binary data that is not an OTLP protobuf request')
+            if text[:1] in (b'{', b'['):
+                return _json_reader(stream, path, index, gzipped)
+    except _ERRORS as error:
+        raise probe.io_error(error, None) from None
+    start = text[:40].decode('utf-8', 'replace')
+    raise TraceFileError(path, f'unknown format: text that is not JSON (it starts with {start!r})')
