@@ -64,9 +64,10 @@ def _compact(value: object) -> str:
 # ---------------------------------------------------------------------------------------------
 
 _WORDS = (
-    'latency budget span trace agent model token cache retry queue index schema report invoice '
-    'customer region deploy rollout metric alert dashboard export import billing search vector'
-).split()
+    'latency', 'budget', 'span', 'trace', 'agent', 'model', 'token', 'cache', 'retry', 'queue', 'index', 'schema',
+    'report', 'invoice', 'customer', 'region', 'deploy', 'rollout', 'metric', 'alert', 'dashboard', 'export',
+    'import', 'billing', 'search', 'vector',
+)  # fmt: skip
 _CITIES = ('Paris', 'Lagos', 'Osaka', 'Lima', 'Oslo', 'Pune', 'Denver', 'Cairo')
 _TABLES = ('orders', 'customers', 'events', 'invoices', 'sessions')
 
@@ -267,7 +268,9 @@ def plan_run(*, ok_calls: int | None = None, tool_spans: int | None = None, seed
                 if done():
                     break
                 roll = rng.random()
-                outcome: Outcome = 'retry' if roll < RETRY_RATE else 'invalid' if roll < RETRY_RATE + INVALID_RATE else 'ok'
+                outcome: Outcome = (
+                    'retry' if roll < RETRY_RATE else 'invalid' if roll < RETRY_RATE + INVALID_RATE else 'ok'
+                )
                 arguments = _invalid_arguments(name, rng) if outcome == 'invalid' else _arguments(name, rng)
                 call = PlannedCall(name, f'call_{rng.getrandbits(96):024x}', arguments, outcome)
                 issued.append(call)
@@ -382,7 +385,10 @@ def _tool_span(
     ]
     status: SpanStatus = 'unset'
     if call.outcome == 'ok':
-        attributes += [('logfire.msg', f'running tool: {call.name}'), ('gen_ai.tool.call.result', _result(call.name, rng))]
+        attributes += [
+            ('logfire.msg', f'running tool: {call.name}'),
+            ('gen_ai.tool.call.result', _result(call.name, rng)),
+        ]
     elif call.outcome == 'retry':
         status = 'error'
         attributes += [
@@ -395,7 +401,12 @@ def _tool_span(
     else:
         status = 'error'
         key = next(iter(call.arguments))
-        error = {'type': 'string_type', 'loc': [key], 'msg': 'Input should be a valid string', 'input': call.arguments[key]}
+        error = {
+            'type': 'string_type',
+            'loc': [key],
+            'msg': 'Input should be a valid string',
+            'input': call.arguments[key],
+        }
         attributes += [
             ('logfire.msg', f'invalid tool call: {call.name}'),
             ('gen_ai.tool.call.result', _compact([error])),

@@ -1,0 +1,379 @@
+"""Time agentic_evals' evaluators against pydantic-evals' built-ins of the same names, side by side.
+
+Usage (from the repository root): `python -m benchmarks.run [--quick]`, or `make bench`.
+
+Both sides score the same freshly built span tree in every repetition. Ours cache the extracted
+trajectory per tree object, so reusing one tree across repetitions would time a cache hit; a fresh
+tree per repetition makes every repetition pay for extraction, as a real case does. Building the
+tree is outside the timed region. Every pair of results must have the same value (bool or float):
+the run stops with exit status 1 at the first disagreement. Missing a speed target is reported in
+the table but does not change the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from typing import Any
+
+import pydantic_evals.evaluators as builtin
+from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
+from pydantic_evals.otel.span_tree import SpanTree
+
+import agentic_evals as ours
+
+from .trees import AgentRunPlan, perturb, plan_run
+
+AnyEvaluator = Evaluator[object, object, object]
+Context = EvaluatorContext[object, object, object]
+
+SEED = 20250601
+COMBINED_TOOL_SPANS = 2_000
+COMBINED_TARGET = 4.0
+IN_ORDER_SIZES = (100, 1_000, 3_000)
+IN_ORDER_TARGET_SIZE = 3_000
+IN_ORDER_TARGET = 50.0
+
+
+class Mismatch(Exception):
+    """A built-in and ours returned different values for the same evaluator on the same tree."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """The same evaluator, configured the same way, from each side."""
+
+    label: str
+    builtin: AnyEvaluator
+    ours: AnyEvaluator
+
+
+def pair(
+    label: str, builtin_cls: Callable[..., AnyEvaluator], ours_cls: Callable[..., AnyEvaluator], **options: Any
+) -> Pair:
+    return Pair(label, builtin_cls(**options), ours_cls(**options))
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row of the table: a planned run and the evaluators both sides run on each fresh tree of it."""
+
+    name: str
+    plan: AgentRunPlan
+    pairs: tuple[Pair, ...]
+    repeats: int
+    target: float | None = None
+    """Minimum built-in/ours time ratio this case should reach; `None` for rows shown for context."""
+
+
+@dataclass
+class Measurement:
+    case: Case
+    builtin_seconds: list[float] = field(default_factory=list)
+    ours_seconds: list[float] = field(default_factory=list)
+    values: list[bool | float] = field(default_factory=list)
+    """The values both sides agreed on, from the last repetition."""
+
+    @property
+    def builtin_median(self) -> float:
+        return statistics.median(self.builtin_seconds)
+
+    @property
+    def ours_median(self) -> float:
+        return statistics.median(self.ours_seconds)
+
+    @property
+    def ratio(self) -> float:
+        return self.builtin_median / self.ours_median
+
+    @property
+    def met(self) -> bool | None:
+        return None if self.case.target is None else self.ratio >= self.case.target
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing
+# ---------------------------------------------------------------------------------------------
+
+
+def make_context(tree: SpanTree, metrics: dict[str, int | float]) -> Context:
+    """The context pydantic-evals would pass an evaluator for a case whose task produced `tree`."""
+    return EvaluatorContext(
+        name='benchmark',
+        inputs=None,
+        metadata=None,
+        expected_output=None,
+        output=None,
+        duration=0.0,
+        _span_tree=tree,
+        attributes={},
+        metrics=dict(metrics),
+    )
+
+
+def run_side(evaluators: Sequence[AnyEvaluator], ctx: Context) -> tuple[float, list[object]]:
+    """Seconds taken by all `evaluators` on `ctx`, and what they returned.
+
+    The garbage collector is off inside the timed region (as `timeit` does) and a collection runs
+    just before it, so neither side pays for the other's garbage.
+    """
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        results: list[object] = [evaluator.evaluate(ctx) for evaluator in evaluators]
+        elapsed = time.perf_counter() - start
+    finally:
+        gc.enable()
+    return elapsed, results
+
+
+def shorten(text: str | None, limit: int = 300) -> str:
+    text = str(text)
+    return text if len(text) <= limit else f'{text[:limit]}... ({len(text):,} characters)'
+
+
+def agreed_values(case: Case, builtin_results: list[object], ours_results: list[object]) -> list[bool | float]:
+    values: list[bool | float] = []
+    for item, theirs, mine in zip(case.pairs, builtin_results, ours_results, strict=True):
+        where = f'{case.name}, {item.label}'
+        if not isinstance(theirs, EvaluationReason) or not isinstance(mine, EvaluationReason):
+            raise Mismatch(f'{where}: expected EvaluationReason from both sides, got {theirs!r} and {mine!r}')
+        a, b = theirs.value, mine.value
+        if not isinstance(a, (bool, float)) or type(a) is not type(b) or a != b:
+            raise Mismatch(
+                f'{where}: built-in returned {a!r} ({type(a).__name__}), ours {b!r} ({type(b).__name__})\n'
+                f'  built-in reason: {shorten(theirs.reason)}\n  ours reason: {shorten(mine.reason)}'
+            )
+        values.append(a)
+    return values
+
+
+def measure(case: Case) -> Measurement:
+    """One untimed warm-up, then `case.repeats` timed repetitions, each on a new tree.
+
+    Which side goes first alternates between repetitions, so neither always finds the tree's spans
+    in the CPU caches.
+    """
+    result = Measurement(case)
+    builtin_evaluators = [p.builtin for p in case.pairs]
+    ours_evaluators = [p.ours for p in case.pairs]
+    metrics = case.plan.metrics
+    for repetition in range(-1, case.repeats):
+        tree = case.plan.build_tree()
+        if repetition % 2 == 0:
+            builtin_time, builtin_results = run_side(builtin_evaluators, make_context(tree, metrics))
+            ours_time, ours_results = run_side(ours_evaluators, make_context(tree, metrics))
+        else:
+            ours_time, ours_results = run_side(ours_evaluators, make_context(tree, metrics))
+            builtin_time, builtin_results = run_side(builtin_evaluators, make_context(tree, metrics))
+        result.values = agreed_values(case, builtin_results, ours_results)
+        if repetition >= 0:
+            result.builtin_seconds.append(builtin_time)
+            result.ours_seconds.append(ours_time)
+        del tree
+    return result
+
+
+def measure_ours_split(plan: AgentRunPlan, evaluators: Sequence[AnyEvaluator], repeats: int) -> tuple[float, float]:
+    """Median seconds of our extraction alone on a fresh tree, and of the evaluators once it is cached."""
+    extraction: list[float] = []
+    scoring: list[float] = []
+    for _ in range(repeats):
+        tree = plan.build_tree()
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            ours.extract_trajectory(tree)
+            extraction.append(time.perf_counter() - start)
+        finally:
+            gc.enable()
+        scoring.append(run_side(evaluators, make_context(tree, plan.metrics))[0])
+        del tree
+    return statistics.median(extraction), statistics.median(scoring)
+
+
+# ---------------------------------------------------------------------------------------------
+# The cases
+# ---------------------------------------------------------------------------------------------
+
+
+def combined_pairs(plan: AgentRunPlan) -> tuple[Pair, ...]:
+    """The five evaluators (TrajectoryMatch twice) as a case might configure them for this run."""
+    trajectory = plan.trajectory
+    last_sql = next(c for c in reversed(plan.calls) if c.name == 'run_sql' and c.outcome == 'ok')
+    return (
+        pair(
+            'TrajectoryMatch exact',
+            builtin.TrajectoryMatch,
+            ours.TrajectoryMatch,
+            expected_trajectory=trajectory,
+            order='exact',
+        ),
+        pair(
+            'TrajectoryMatch any_order',
+            builtin.TrajectoryMatch,
+            ours.TrajectoryMatch,
+            expected_trajectory=perturb(trajectory, rate=0.05, seed=SEED + 1),
+            order='any_order',
+        ),
+        pair('ToolCorrectness', builtin.ToolCorrectness, ours.ToolCorrectness, expected_tools=sorted(trajectory)),
+        pair(
+            'ArgumentCorrectness',
+            builtin.ArgumentCorrectness,
+            ours.ArgumentCorrectness,
+            tool_name='run_sql',
+            expected_arguments=dict(last_sql.arguments),
+            occurrence='last',
+        ),
+        pair('MaxToolCalls', builtin.MaxToolCalls, ours.MaxToolCalls, max_calls=2_500),
+        pair('MaxModelRequests', builtin.MaxModelRequests, ours.MaxModelRequests, max_requests=1_000),
+    )
+
+
+def in_order_case(size: int, repeats: int) -> Case:
+    plan = plan_run(ok_calls=size, seed=SEED + size)
+    expected = perturb(plan.trajectory, rate=0.05, seed=SEED + size + 1)
+    evaluator = pair(
+        'TrajectoryMatch in_order', builtin.TrajectoryMatch, ours.TrajectoryMatch, expected_trajectory=expected
+    )
+    target = IN_ORDER_TARGET if size == IN_ORDER_TARGET_SIZE else None
+    return Case(f'in_order, {size:,}-step trajectories', plan, (evaluator,), repeats, target)
+
+
+# ---------------------------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------------------------
+
+
+def machine() -> list[str]:
+    cpu = platform.processor() or 'unknown'
+    try:
+        with open('/proc/cpuinfo', encoding='utf-8') as f:
+            cpu = next((line.split(':', 1)[1].strip() for line in f if line.startswith('model name')), cpu)
+    except OSError:
+        pass
+    load = ', '.join(f'{x:.2f}' for x in os.getloadavg())
+    return [
+        f'CPU: {cpu}, {os.cpu_count()} logical cores; load average before the run: {load}',
+        f'Python {platform.python_version()} ({platform.python_implementation()}), {platform.system()}',
+        f'pydantic-evals {version("pydantic-evals")}, agentic-evals {version("agentic-evals")}',
+    ]
+
+
+def milliseconds(seconds: float) -> str:
+    return f'{seconds * 1000:,.2f}'
+
+
+def table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return (
+            '| '
+            + ' | '.join(
+                c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+            )
+            + ' |'
+        )
+
+    rule = '|' + '|'.join('-' * (w + 1) + ':' if i else '-' * (w + 2) for i, w in enumerate(widths)) + '|'
+    return '\n'.join([line(header), rule, *(line(row) for row in rows)])
+
+
+def results_table(measurements: list[Measurement]) -> str:
+    rows: list[list[str]] = []
+    for m in measurements:
+        target = '-' if m.case.target is None else f'>= {m.case.target:g}x'
+        status = '' if m.met is None else 'met' if m.met else 'NOT MET'
+        rows.append(
+            [
+                m.case.name,
+                str(m.case.repeats),
+                milliseconds(m.builtin_median),
+                milliseconds(m.ours_median),
+                f'{m.ratio:,.1f}x',
+                f'{target} {status}'.strip(),
+            ]
+        )
+    return table(rows, ['case', 'runs', 'built-in ms', 'ours ms', 'built-in/ours', 'target'])
+
+
+def values_line(m: Measurement) -> str:
+    shown = ', '.join(
+        f'{p.label}={v!r}' if isinstance(v, bool) else f'{p.label}={v:.4f}'
+        for p, v in zip(m.case.pairs, m.values, strict=True)
+    )
+    return f'{m.case.name}: {shown}'
+
+
+# ---------------------------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog='python -m benchmarks.run', description=__doc__.splitlines()[0])
+    parser.add_argument(
+        '--quick', action='store_true', help='a few repetitions per case: a smoke test, not a measurement'
+    )
+    args = parser.parse_args(argv)
+    scale = 0.25 if args.quick else 1.0
+
+    def repeats(n: int) -> int:
+        return max(1, round(n * scale))
+
+    print('agentic_evals vs pydantic-evals built-ins: median wall time per run; each run scores a fresh SpanTree.')
+    for line in machine():
+        print(f'  {line}')
+    if os.getloadavg()[0] > 0.5 * (os.cpu_count() or 1):
+        print('  Note: other processes are busy on this machine; expect noisy times (ratios are steadier).')
+    started = time.perf_counter()
+
+    plan = plan_run(tool_spans=COMBINED_TOOL_SPANS, seed=SEED)
+    pairs = combined_pairs(plan)
+    print(
+        f'\nRun with {len(plan.calls):,} tool spans ({len(plan.trajectory):,} successful), '
+        f'{plan.model_requests:,} chat spans, {len(plan.spans):,} spans in all.'
+    )
+    cases = [Case(f'all five together, {COMBINED_TOOL_SPANS:,} tool calls', plan, pairs, repeats(21), COMBINED_TARGET)]
+    cases += [Case(f'{p.label} alone, {COMBINED_TOOL_SPANS:,} tool calls', plan, (p,), repeats(9)) for p in pairs]
+    cases += [in_order_case(size, repeats(n)) for size, n in zip(IN_ORDER_SIZES, (21, 9, 5), strict=True)]
+
+    measurements: list[Measurement] = []
+    try:
+        for case in cases:
+            measurements.append(measure(case))
+            print(f'  measured: {case.name}', file=sys.stderr)
+    except Mismatch as e:
+        print(f'\nFAILED: results differ between the built-in and ours.\n{e}', file=sys.stderr)
+        return 1
+
+    print(f'\n{results_table(measurements)}')
+    print('\nValues (identical on both sides in every run):')
+    for m in [measurements[0], *measurements[len(pairs) + 1 :]]:
+        print(f'  {values_line(m)}')
+
+    extraction, scoring = measure_ours_split(plan, [p.ours for p in pairs], repeats(9))
+    print(
+        f'\nWhere our time goes on the {COMBINED_TOOL_SPANS:,}-call tree: extract_trajectory on a fresh tree '
+        f'{milliseconds(extraction)} ms; the six evaluators once it is cached {milliseconds(scoring)} ms.'
+    )
+
+    missed = [m.case.name for m in measurements if m.met is False]
+    print(f'\nTargets: {"all met" if not missed else "NOT MET: " + "; ".join(missed)}.')
+    print(f'Total benchmark time {time.perf_counter() - started:.0f} s.')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
