@@ -120,6 +120,7 @@ def decode_jaeger_trace(trace: Mapping[str, Any], location: Location, assembler:
         logs = span.get('logs')
         if logs:
             _fold_logs(logs, attributes, problems)
+        node_id = span_id(span.get('spanID'), 'spanID', short_ok=True)
         start_us = span.get('startTime')
         if start_us is None:
             raise BadData('span has no startTime')
@@ -127,7 +128,7 @@ def decode_jaeger_trace(trace: Mapping[str, Any], location: Location, assembler:
         node = SpanNode(
             name=name,
             trace_id=builder.trace_int,
-            span_id=span_id(span.get('spanID'), 'spanID', short_ok=True),
+            span_id=node_id,
             parent_span_id=_parent(span, builder.trace_id),
             start_timestamp=start,
             end_timestamp=start + timedelta(microseconds=int(span.get('duration') or 0)),

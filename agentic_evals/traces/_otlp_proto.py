@@ -58,15 +58,16 @@ def _parent_span_id(raw: bytes) -> int | None:
     return int.from_bytes(raw, 'big') or None
 
 
-def proto_trace_ids(request: ExportTraceServiceRequest) -> set[str]:
-    """The normalized trace ids in a request (valid ones only: decoding reports the others)."""
-    return {
+def proto_trace_ids(request: ExportTraceServiceRequest) -> list[str]:
+    """The normalized trace ids in a request, in order of first span (decoding reports invalid ones)."""
+    found = dict.fromkeys(
         span.trace_id.hex()
         for resource_spans in request.resource_spans
         for scope_spans in resource_spans.scope_spans
         for span in scope_spans.spans
         if len(span.trace_id) == 16
-    }
+    )
+    return list(found)
 
 
 def decode_proto(request: ExportTraceServiceRequest, location: Location, assembler: Assembler) -> None:

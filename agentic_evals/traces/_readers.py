@@ -98,7 +98,8 @@ class Reader:
         after = f' after line {line}' if line else ''
         if isinstance(error, EOFError):
             size = self.path.stat().st_size
-            return TraceFileError(self.path, f'the gzip data ends early{after} (truncated file?)', offset=size)
+            # Decompression reads ahead, so the last line read says little: the offset is exact.
+            return TraceFileError(self.path, 'the gzip data ends early (truncated file?)', offset=size)
         if isinstance(error, (gzip.BadGzipFile, zlib.error)):
             return TraceFileError(self.path, f'corrupt gzip data{after}: {error}')
         return TraceFileError(self.path, f'cannot read{after}: {getattr(error, "strerror", None) or error}')
@@ -121,6 +122,15 @@ def _json_error(error: ValueError, ends_early: bool) -> str:
     return message + (' - the data ends here: truncated file?' if ends_early else '')
 
 
+def _line_error(line: bytes) -> str:
+    """Why a line is not JSON, with the column within the line (its newline stripped, not counted)."""
+    try:
+        json.loads(line.rstrip())
+    except ValueError as error:
+        return _json_error(error, ends_early=not line.endswith(b'\n'))
+    return _json_error(ValueError('unreadable line'), ends_early=False)  # pragma: no cover - only its newline differs
+
+
 class JsonLinesReader(Reader):
     format = 'JSON lines'
 
@@ -131,7 +141,7 @@ class JsonLinesReader(Reader):
                 for line_number, line in enumerate(stream, 1):
                     found = _TRACE_ID.findall(line)
                     if found:
-                        for raw in set(found):
+                        for raw in dict.fromkeys(found):
                             yield line_number, _scan_key(raw)
         except _ERRORS as error:
             raise self.io_error(error, line_number) from None
@@ -145,9 +155,8 @@ class JsonLinesReader(Reader):
                         continue
                     try:
                         document = json.loads(line)
-                    except ValueError as error:
-                        message = _json_error(error, ends_early=not line.endswith(b'\n'))
-                        raise TraceFileError(self.path, message, line=line_number) from None
+                    except ValueError:
+                        raise TraceFileError(self.path, _line_error(line), line=line_number) from None
                     self.decode(document, line_number, assembler)
                     yield line_number
         except _ERRORS as error:
@@ -158,7 +167,7 @@ class JsonDocumentReader(Reader):
     format = 'JSON document'
 
     def scan(self) -> Iterator[tuple[Unit, str]]:
-        for raw in set(_TRACE_ID.findall(self.read_all())):
+        for raw in dict.fromkeys(_TRACE_ID.findall(self.read_all())):
             yield None, _scan_key(raw)
 
     def read(self, assembler: Assembler) -> Iterator[Unit]:
