@@ -1,0 +1,199 @@
+"""`agentic-evals inspect`: a trace's extracted trajectory, shown as evaluators see it.
+
+Only the records `extract_trajectory` yields are shown (agent runs, tool call attempts, model
+requests), nested by the spans that contain them: a sub-agent under the tool call that delegated
+to it, calls and requests under their agent run. The footer lists the tool-name sequences the
+trajectory evaluators compare, the spans extraction skipped and the loader's warnings, so a
+surprising score can be traced to what was (or was not) in the spans.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic_core import to_jsonable_python
+from pydantic_evals.otel.span_tree import SpanNode, SpanTree
+from rich.console import Group, RenderableType
+from rich.text import Text
+from rich.tree import Tree
+
+from .extract import extract_trajectory
+from .trajectory import AgentRun, ModelRequest, ToolCall, Trajectory
+
+__all__ = ('InspectableTrace', 'render_trace', 'trace_json')
+
+PREVIEW = 120
+"""Characters of arguments and results shown without `--full`."""
+
+
+class InspectableTrace(Protocol):
+    """What inspection reads of a loaded trace (`agentic_evals.traces.LoadedTrace` is one)."""
+
+    @property
+    def trace_id(self) -> str: ...
+
+    @property
+    def tree(self) -> SpanTree: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def sources(self) -> tuple[Path, ...]: ...
+
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
+
+
+Item = AgentRun | ToolCall | ModelRequest
+
+
+def render_trace(trace: InspectableTrace, *, full: bool = False) -> RenderableType:
+    """The trajectory tree of `trace` followed by its summary, scored sequences, notes and warnings."""
+    trajectory = extract_trajectory(trace.tree)
+    sources = ', '.join(str(s) for s in trace.sources)
+    spans = len(trace.tree.nodes_by_id)
+    root = Tree(Text.assemble(('trace ', 'bold'), (trace.trace_id, 'bold cyan'), f'  {trace.name} ({spans} spans)'))
+    if sources:
+        root.add(Text(f'from {sources}', style='dim'))
+    layout = _Layout(trace.tree, trajectory)
+    layout.attach(root, None, full=full)
+    return Group(root, *_footer(trace, trajectory))
+
+
+class _Layout:
+    """Which record goes under which: the nearest enclosing agent run or tool call span."""
+
+    def __init__(self, tree: SpanTree, trajectory: Trajectory) -> None:
+        self.trajectory = trajectory
+        self.call_index = {id(c): i for i, c in enumerate(trajectory.tool_calls)}
+        self.request_index = {id(r): i for i, r in enumerate(trajectory.model_requests)}
+        nodes = {node.span_id: node for node in tree}
+        containers = {a.span_id for a in trajectory.agents} | {c.span_id for c in trajectory.tool_calls}
+        self.children: dict[int | None, list[Item]] = {}
+        items: list[Item] = [*trajectory.agents, *trajectory.tool_calls, *trajectory.model_requests]
+        for item in items:
+            parent = _container(nodes.get(item.span_id), containers)
+            self.children.setdefault(parent, []).append(item)
+
+    def attach(self, branch: Tree, span_id: int | None, *, full: bool) -> None:
+        for item in _ordered(self.children.get(span_id, [])):
+            sub = branch.add(self._label(item, full=full))
+            if isinstance(item, ToolCall) and item.result is not None:
+                sub.add(Text.assemble(('result: ', 'dim'), _preview(item.result, full)))
+            self.attach(sub, item.span_id, full=full)
+
+    def _label(self, item: Item, *, full: bool) -> Text:
+        if isinstance(item, AgentRun):
+            return Text.assemble(
+                ('agent ', 'bold'), (item.name, 'bold magenta'), f'  {_duration(item.end - item.start)}'
+            )
+        if isinstance(item, ToolCall):
+            return _call_label(item, self.call_index[id(item)], full=full)
+        return _request_label(item, self.request_index[id(item)])
+
+
+def _container(node: SpanNode | None, containers: set[int]) -> int | None:
+    current = node.parent if node is not None else None
+    while current is not None:
+        if current.span_id in containers:
+            return current.span_id
+        current = current.parent
+    return None
+
+
+def _ordered(items: list[Item]) -> list[Item]:
+    """Start order, except that tool calls keep the trajectory's order (the order the model issued them)."""
+    calls = [i for i in items if isinstance(i, ToolCall)]
+    others = sorted((i for i in items if not isinstance(i, ToolCall)), key=lambda i: i.start)
+    merged: list[Item] = []
+    while calls and others:
+        merged.append(others.pop(0) if others[0].start < calls[0].start else calls.pop(0))
+    return [*merged, *others, *calls]
+
+
+_STATUS_STYLE = {'ok': 'green', 'failed': 'bold red', 'deferred': 'yellow'}
+
+
+def _call_label(call: ToolCall, index: int, *, full: bool) -> Text:
+    status = call.status if call.failure_stage is None else f'{call.status} ({call.failure_stage})'
+    parts: list[str | tuple[str, str]] = [
+        (f'call {index}: ', 'dim'),
+        (call.name, 'bold'),
+        ' ',
+        (status, _STATUS_STYLE[call.status]),
+    ]
+    if call.is_output_function:
+        parts.append((' output function', 'cyan'))
+    parts += ['  ', _arguments(call, full), f'  {_duration(call.duration)}']
+    return Text.assemble(*parts)
+
+
+def _arguments(call: ToolCall, full: bool) -> str:
+    if call.arguments is not None:
+        return _preview(json.dumps(call.arguments, ensure_ascii=False, default=str), full)
+    if call.raw_arguments is not None:
+        return f'{_preview(call.raw_arguments, full)} (arguments {call.arguments_problem})'
+    return '(arguments not recorded)'
+
+
+def _request_label(request: ModelRequest, index: int) -> Text:
+    tokens = f'{request.input_tokens:,} in / {request.output_tokens:,} out tokens'
+    if request.cache_read_tokens or request.cache_write_tokens:
+        tokens += f' (cache {request.cache_read_tokens:,} read / {request.cache_write_tokens:,} write)'
+    cost = f', ${request.cost:.6f}' if request.cost is not None else ''
+    return Text.assemble(
+        (f'request {index}: ', 'dim'),
+        (request.model or '(model not recorded)', 'blue'),
+        f' {request.operation}, {tokens}{cost}  {_duration(request.end - request.start)}',
+    )
+
+
+def _footer(trace: InspectableTrace, trajectory: Trajectory) -> Iterator[Text]:
+    calls = trajectory.tool_calls
+    counts = {s: sum(c.status == s and not c.is_output_function for c in calls) for s in ('ok', 'failed', 'deferred')}
+    outputs = sum(c.is_output_function for c in calls)
+    requests = trajectory.model_requests
+    yield Text(
+        f'{len(requests)} model request(s): {sum(r.input_tokens for r in requests):,} input /'
+        f' {sum(r.output_tokens for r in requests):,} output tokens; {len(calls)} tool call attempt(s):'
+        f' {counts["ok"]} ok, {counts["failed"]} failed, {counts["deferred"]} deferred,'
+        f' {outputs} output function(s)'
+    )
+    yield Text(f'scored tool calls: {_names(trajectory.calls())}')
+    yield Text(f'with include_failed=True: {_names(trajectory.calls(include_failed=True))}')
+    for note in trajectory.notes:
+        yield Text(f'note: {note}', style='yellow')
+    for warning in trace.warnings:
+        yield Text(f'warning: {warning}', style='yellow')
+
+
+def _names(calls: Sequence[ToolCall]) -> str:
+    return repr([c.name for c in calls])
+
+
+def _preview(text: str, full: bool) -> str:
+    flat = ' '.join(text.split()) if not full else text
+    return flat if full or len(flat) <= PREVIEW else flat[: PREVIEW - 3] + '...'
+
+
+def _duration(delta: timedelta) -> str:
+    seconds = delta.total_seconds()
+    return f'{seconds * 1000:.1f}ms' if seconds < 1 else f'{seconds:.2f}s'
+
+
+def trace_json(trace: InspectableTrace) -> dict[str, Any]:
+    """The trace's trajectory records as JSON-ready data (datetimes as ISO 8601 strings)."""
+    trajectory = extract_trajectory(trace.tree)
+    data: dict[str, Any] = {
+        'trace_id': trace.trace_id,
+        'name': trace.name,
+        'sources': [str(s) for s in trace.sources],
+        'warnings': list(trace.warnings),
+        'trajectory': trajectory,
+    }
+    return dict(to_jsonable_python(data))

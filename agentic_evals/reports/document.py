@@ -1,0 +1,297 @@
+"""The versioned JSON report (`agentic-evals/report@1`): what `run --json` writes and `compare` reads.
+
+A pydantic-evals `EvaluationReport` holds Python objects (evaluator specs, arbitrary inputs) and
+has no stable serialized form, so a report is converted once into this plain document; the
+terminal table, JUnit, Markdown, gates and `compare` all read the document, which keeps them
+consistent with each other and with a report loaded back from disk.
+
+`averages` and `totals` are derived from `cases` and `failures`; readers recompute them
+(`read_document`), so a hand-edited or foreign file cannot disagree with itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Strict, TypeAdapter, ValidationError
+from pydantic_core import to_jsonable_python
+from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
+
+__all__ = (
+    'SCHEMA',
+    'AssertionResult',
+    'Averages',
+    'CaseFailure',
+    'CaseResult',
+    'EvaluatorError',
+    'LabelResult',
+    'ReportDocument',
+    'ReportFileError',
+    'ScoreResult',
+    'Totals',
+    'document_from_report',
+    'dump_document',
+    'read_document',
+    'write_document',
+)
+
+SCHEMA: Literal['agentic-evals/report@1'] = 'agentic-evals/report@1'
+"""Bumped (`@2`) only for changes that break readers; new optional fields keep `@1`."""
+
+Number = Annotated[float, Strict()] | Annotated[int, Strict()]
+
+
+@dataclass
+class ScoreResult:
+    """A numeric result; `value` is `null` when the evaluator returned a non-finite number."""
+
+    value: Number | None
+    reason: str | None = None
+    evaluator: str | None = None
+    """The evaluator that produced the result (its YAML name); the result's key may differ."""
+
+
+@dataclass
+class AssertionResult:
+    value: Annotated[bool, Strict()]
+    reason: str | None = None
+    evaluator: str | None = None
+
+
+@dataclass
+class LabelResult:
+    value: Annotated[str, Strict()]
+    reason: str | None = None
+    evaluator: str | None = None
+
+
+@dataclass
+class EvaluatorError:
+    """An evaluator that raised on a case (its results are missing from that case)."""
+
+    name: str
+    message: str
+    evaluator: str | None = None
+
+
+@dataclass
+class CaseResult:
+    name: str
+    inputs: Any = None
+    metadata: Any = None
+    expected_output: Any = None
+    output: Any = None
+    scores: dict[str, ScoreResult] = field(default_factory=dict)
+    assertions: dict[str, AssertionResult] = field(default_factory=dict)
+    labels: dict[str, LabelResult] = field(default_factory=dict)
+    metrics: dict[str, Number] = field(default_factory=dict)
+    evaluator_errors: list[EvaluatorError] = field(default_factory=list)
+    duration: float = 0.0
+    """Seconds the case's task took (replaying its trace)."""
+
+    @property
+    def failed(self) -> bool:
+        """A failed assertion or an evaluator error: the case does not pass."""
+        return bool(self.evaluator_errors) or any(not a.value for a in self.assertions.values())
+
+
+@dataclass
+class CaseFailure:
+    """A case whose task failed (most often: no trace was found for it); nothing was evaluated."""
+
+    name: str
+    error: str
+    inputs: Any = None
+    metadata: Any = None
+    expected_output: Any = None
+
+
+@dataclass
+class Averages:
+    scores: dict[str, float] = field(default_factory=dict)
+    """Mean of each score over the cases that have it (non-finite values skipped)."""
+    assertions: dict[str, float] = field(default_factory=dict)
+    """Pass rate (0..1) of each assertion over the cases that have it."""
+    labels: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Share (0..1) of each value of each label."""
+    metrics: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Totals:
+    cases: int = 0
+    """Cases evaluated plus case failures."""
+    case_failures: int = 0
+    failed_cases: int = 0
+    """Cases with a failed assertion, an evaluator error, or a case failure."""
+    assertions: int = 0
+    failed_assertions: int = 0
+    evaluator_errors: int = 0
+    fail_rate: float = 0.0
+    """`failed_cases / cases` (0 when there are no cases)."""
+
+
+@dataclass
+class ReportDocument:
+    schema: Literal['agentic-evals/report@1'] = field(default=SCHEMA, kw_only=True)
+    name: str
+    cases: list[CaseResult] = field(default_factory=list)
+    failures: list[CaseFailure] = field(default_factory=list)
+    averages: Averages = field(default_factory=Averages)
+    totals: Totals = field(default_factory=Totals)
+
+    def with_derived(self) -> ReportDocument:
+        """This document with `averages` and `totals` recomputed from its cases and failures."""
+        return replace(self, averages=_averages(self.cases), totals=_totals(self.cases, self.failures))
+
+    def result_names(self) -> dict[str, set[str]]:
+        """Every result name per kind (`scores`, `assertions`, `labels`) across the cases."""
+        names: dict[str, set[str]] = {'scores': set(), 'assertions': set(), 'labels': set()}
+        for case in self.cases:
+            names['scores'].update(case.scores)
+            names['assertions'].update(case.assertions)
+            names['labels'].update(case.labels)
+        return names
+
+
+_ADAPTER = TypeAdapter(ReportDocument)
+
+
+class ReportFileError(Exception):
+    """A JSON report that cannot be read: `str(error)` names the file and what is wrong."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        self.path = path
+        self.message = message
+        super().__init__(f'{path}: {message}')
+
+
+def document_from_report(report: EvaluationReport[Any, Any, Any]) -> ReportDocument:
+    """Convert a pydantic-evals report into the versioned document (with averages and totals)."""
+    cases = [_case(c) for c in report.cases]
+    failures = [_failure(f) for f in report.failures]
+    return ReportDocument(name=report.name, cases=cases, failures=failures).with_derived()
+
+
+def _case(case: ReportCase[Any, Any, Any]) -> CaseResult:
+    return CaseResult(
+        name=case.name,
+        inputs=_jsonable(case.inputs),
+        metadata=_jsonable(case.metadata),
+        expected_output=_jsonable(case.expected_output),
+        output=_jsonable(case.output),
+        scores={k: ScoreResult(_finite(r.value), r.reason, r.source.name) for k, r in sorted(case.scores.items())},
+        assertions={
+            k: AssertionResult(bool(r.value), r.reason, r.source.name) for k, r in sorted(case.assertions.items())
+        },
+        labels={k: LabelResult(str(r.value), r.reason, r.source.name) for k, r in sorted(case.labels.items())},
+        metrics={k: v for k, v in sorted(case.metrics.items()) if _finite(v) is not None},
+        evaluator_errors=[EvaluatorError(f.name, f.error_message, f.source.name) for f in case.evaluator_failures],
+        duration=case.task_duration,
+    )
+
+
+def _failure(failure: ReportCaseFailure[Any, Any, Any]) -> CaseFailure:
+    return CaseFailure(
+        name=failure.name,
+        error=failure.error_message,
+        inputs=_jsonable(failure.inputs),
+        metadata=_jsonable(failure.metadata),
+        expected_output=_jsonable(failure.expected_output),
+    )
+
+
+def _jsonable(value: object) -> Any:
+    try:
+        return to_jsonable_python(value, serialize_unknown=True)
+    except Exception:  # a value pydantic cannot serialize at all: keep something readable
+        return repr(value)
+
+
+def _finite(value: float | int) -> float | int | None:
+    if isinstance(value, bool):
+        return int(value)
+    return value if math.isfinite(value) else None
+
+
+def _mean(values: Iterable[float]) -> float | None:
+    items = list(values)
+    return sum(items) / len(items) if items else None
+
+
+def _averages(cases: list[CaseResult]) -> Averages:
+    averages = Averages()
+    score_names = sorted({n for c in cases for n in c.scores})
+    for name in score_names:
+        mean = _mean(v for c in cases if name in c.scores and (v := c.scores[name].value) is not None)
+        if mean is not None:
+            averages.scores[name] = mean
+    for name in sorted({n for c in cases for n in c.assertions}):
+        rate = _mean(float(c.assertions[name].value) for c in cases if name in c.assertions)
+        averages.assertions[name] = rate if rate is not None else 0.0
+    for name in sorted({n for c in cases for n in c.labels}):
+        values = [c.labels[name].value for c in cases if name in c.labels]
+        averages.labels[name] = {v: values.count(v) / len(values) for v in sorted(set(values))}
+    for name in sorted({n for c in cases for n in c.metrics}):
+        mean = _mean(c.metrics[name] for c in cases if name in c.metrics)
+        if mean is not None:
+            averages.metrics[name] = mean
+    return averages
+
+
+def _totals(cases: list[CaseResult], failures: list[CaseFailure]) -> Totals:
+    total = len(cases) + len(failures)
+    failed = sum(c.failed for c in cases) + len(failures)
+    return Totals(
+        cases=total,
+        case_failures=len(failures),
+        failed_cases=failed,
+        assertions=sum(len(c.assertions) for c in cases),
+        failed_assertions=sum(not a.value for c in cases for a in c.assertions.values()),
+        evaluator_errors=sum(len(c.evaluator_errors) for c in cases),
+        fail_rate=failed / total if total else 0.0,
+    )
+
+
+def dump_document(document: ReportDocument) -> str:
+    """The document as indented JSON text, keys in a stable order."""
+    return _ADAPTER.dump_json(document, indent=2).decode() + '\n'
+
+
+def write_document(document: ReportDocument, path: Path) -> None:
+    path.write_text(dump_document(document), encoding='utf-8')
+
+
+def read_document(path: Path) -> ReportDocument:
+    """Read and validate a report written by `run --json`; raises `ReportFileError` saying what is wrong."""
+    try:
+        text = path.read_text(encoding='utf-8')
+    except (OSError, UnicodeDecodeError) as e:
+        raise ReportFileError(path, f'cannot read: {_os_reason(e)}') from e
+    try:
+        raw = TypeAdapter(Any).validate_json(text)
+    except ValidationError as e:
+        raise ReportFileError(path, f'not valid JSON: {e.errors()[0]["msg"]}') from e
+    if not isinstance(raw, Mapping):
+        raise ReportFileError(path, f'expected a JSON object with "schema": "{SCHEMA}", got {type(raw).__name__}')
+    schema = raw.get('schema')
+    if schema != SCHEMA:
+        raise ReportFileError(path, f'expected "schema": "{SCHEMA}", got {schema!r} (write reports with `run --json`)')
+    try:
+        document = _ADAPTER.validate_python(raw)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = '.'.join(str(p) for p in first['loc'])
+        more = f' (and {e.error_count() - 1} more)' if e.error_count() > 1 else ''
+        raise ReportFileError(path, f'{where}: {first["msg"]}{more}') from e
+    return document.with_derived()
+
+
+def _os_reason(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error)

@@ -1,0 +1,147 @@
+"""JUnit XML, the test-report format every CI system renders.
+
+Layout (the subset of the Ant/Jenkins schema that GitHub, GitLab, Jenkins, Azure and CircleCI read):
+
+- `<testsuites>` with totals; one `<testsuite>` named after the report, one `<testcase>` per case
+  and result, `classname` = the case, `name` = the result (evaluator) name;
+- `<failure>` for a failed assertion and for a score below its `--min-score` threshold; `<error>`
+  for an evaluator that raised and for a case that could not run (one `<testcase name="(case)">`);
+- a second `<testsuite name="gates">` with one testcase per gate, so the CI view shows the same
+  verdict as the exit status (a score's gate is on its average, while its per-case testcases fail
+  individually below the threshold).
+
+Reasons go in the failure message and in `<system-out>` for passing results.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from .document import ReportDocument
+from .gates import Gates, Verdict, format_number
+
+__all__ = ('render_junit', 'write_junit')
+
+CASE_TESTCASE = '(case)'
+"""The testcase name used for a case that failed to run."""
+
+
+def render_junit(document: ReportDocument, gates: Gates, verdict: Verdict) -> str:
+    root = ET.Element('testsuites', name='agentic-evals')
+    results = _results_suite(document, gates)
+    gate_suite = _gates_suite(verdict)
+    for suite in (results, gate_suite):
+        root.append(suite)
+    for key in ('tests', 'failures', 'errors'):
+        root.set(key, str(sum(int(s.get(key, '0')) for s in (results, gate_suite))))
+    root.set('time', results.get('time', '0'))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding='unicode') + '\n'
+
+
+def write_junit(document: ReportDocument, gates: Gates, verdict: Verdict, path: Path) -> None:
+    path.write_text(render_junit(document, gates, verdict), encoding='utf-8')
+
+
+def _suite(name: str) -> ET.Element:
+    return ET.Element('testsuite', name=_xml(name))
+
+
+def _testcase(suite: ET.Element, classname: str, name: str, time: float = 0.0) -> ET.Element:
+    return ET.SubElement(suite, 'testcase', classname=_xml(classname), name=_xml(name), time=f'{time:.3f}')
+
+
+def _outcome(testcase: ET.Element, tag: str, message: str, kind: str) -> None:
+    element = ET.SubElement(testcase, tag, message=_xml(_one_line(message)), type=kind)
+    element.text = _xml(message)
+
+
+def _output(testcase: ET.Element, text: str | None) -> None:
+    if text:
+        ET.SubElement(testcase, 'system-out').text = _xml(text)
+
+
+def _results_suite(document: ReportDocument, gates: Gates) -> ET.Element:
+    suite = _suite(document.name)
+    tests = failures = errors = 0
+    for case in document.cases:
+        # Attribute the case's replay time to its first testcase so suite time adds up.
+        time = case.duration
+        for name, assertion in sorted(case.assertions.items()):
+            testcase = _testcase(suite, case.name, name, time)
+            time = 0.0
+            tests += 1
+            if not assertion.value:
+                failures += 1
+                _outcome(testcase, 'failure', assertion.reason or f'{name} failed', 'AssertionFailed')
+            else:
+                _output(testcase, assertion.reason)
+        for name, score in sorted(case.scores.items()):
+            testcase = _testcase(suite, case.name, name, time)
+            time = 0.0
+            tests += 1
+            threshold = gates.threshold_for(name)
+            value = 'n/a' if score.value is None else format_number(score.value, threshold)
+            if threshold is not None and (score.value is None or score.value < threshold):
+                failures += 1
+                head = f'{name} {value} < {format_number(threshold)}'
+                message = f'{head}: {score.reason}' if score.reason else head
+                _outcome(testcase, 'failure', message, 'ScoreBelowMinimum')
+            else:
+                _output(testcase, f'{name} = {value}' + (f': {score.reason}' if score.reason else ''))
+        for name, label in sorted(case.labels.items()):
+            testcase = _testcase(suite, case.name, name, time)
+            time = 0.0
+            tests += 1
+            _output(testcase, f'{name} = {label.value}' + (f': {label.reason}' if label.reason else ''))
+        for error in case.evaluator_errors:
+            testcase = _testcase(suite, case.name, error.name, time)
+            time = 0.0
+            tests += 1
+            errors += 1
+            _outcome(testcase, 'error', error.message, 'EvaluatorError')
+    for failure in document.failures:
+        testcase = _testcase(suite, failure.name, CASE_TESTCASE)
+        tests += 1
+        errors += 1
+        _outcome(testcase, 'error', failure.error, 'CaseFailure')
+    _counts(suite, tests, failures, errors, sum(c.duration for c in document.cases))
+    return suite
+
+
+def _gates_suite(verdict: Verdict) -> ET.Element:
+    suite = _suite('gates')
+    failures = 0
+    for result in verdict.results:
+        testcase = _testcase(suite, 'gates', result.gate)
+        if result.passed:
+            _output(testcase, result.detail)
+        else:
+            failures += 1
+            _outcome(testcase, 'failure', result.detail, 'GateFailed')
+    _counts(suite, len(verdict.results), failures, 0, 0.0)
+    return suite
+
+
+def _counts(suite: ET.Element, tests: int, failures: int, errors: int, time: float) -> None:
+    suite.set('tests', str(tests))
+    suite.set('failures', str(failures))
+    suite.set('errors', str(errors))
+    suite.set('skipped', '0')
+    suite.set('time', f'{time:.3f}')
+
+
+# Characters XML 1.0 cannot carry at all, even escaped (ElementTree would write them and break the file).
+_NOT_XML = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]')
+
+
+def _xml(text: str) -> str:
+    return _NOT_XML.sub('\ufffd', text)
+
+
+def _one_line(text: str) -> str:
+    """Attribute values are shown on one line by most CI views: keep the first line, bounded."""
+    first = text.strip().splitlines()[0] if text.strip() else text
+    return first if len(first) <= 500 else first[:497] + '...'
