@@ -11,6 +11,7 @@ consistent with each other and with a report loaded back from disk.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -164,10 +165,11 @@ _ADAPTER = TypeAdapter(ReportDocument)
 class ReportFileError(Exception):
     """A JSON report that cannot be read: `str(error)` names the file and what is wrong."""
 
-    def __init__(self, path: Path, message: str) -> None:
+    def __init__(self, path: Path, message: str, *, line: int | None = None) -> None:
         self.path = path
         self.message = message
-        super().__init__(f'{path}: {message}')
+        self.line = line
+        super().__init__(f'{path}:{line}: {message}' if line is not None else f'{path}: {message}')
 
 
 def document_from_report(report: EvaluationReport[Any, Any, Any]) -> ReportDocument:
@@ -272,10 +274,12 @@ def read_document(path: Path) -> ReportDocument:
         text = path.read_text(encoding='utf-8')
     except (OSError, UnicodeDecodeError) as e:
         raise ReportFileError(path, f'cannot read: {_os_reason(e)}') from e
+    if not text.strip():
+        raise ReportFileError(path, 'the file is empty')
     try:
-        raw = TypeAdapter(Any).validate_json(text)
-    except ValidationError as e:
-        raise ReportFileError(path, f'not valid JSON: {e.errors()[0]["msg"]}') from e
+        raw = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ReportFileError(path, f'invalid JSON: {e.msg} (column {e.colno})', line=e.lineno) from None
     if not isinstance(raw, Mapping):
         raise ReportFileError(path, f'expected a JSON object with "schema": "{SCHEMA}", got {type(raw).__name__}')
     schema = raw.get('schema')
