@@ -24,7 +24,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_evals import Case, Dataset
-from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
+from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext, llm_as_a_judge
 from pydantic_evals.evaluators.llm_as_a_judge import set_default_judge_model
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 from scenario import run_scenario
@@ -326,6 +326,17 @@ def test_render_real_run(scenario_tree: SpanTree) -> None:
     assert render_trajectory(extract_trajectory(scenario_tree)) == text
 
 
+def test_render_real_run_without_content() -> None:
+    provider = TracerProvider()
+    with capture(provider) as captured:
+        run_scenario(version=5, include_content=False, tracer_provider=provider)
+    text = render_trajectory(extract_trajectory(captured.tree))
+    assert (
+        '1. [main] search -> ok\n   arguments not available in span (`include_content` may be disabled).\n   result: not recorded\n'
+        in text
+    )
+
+
 # --- TopicAdherence ------------------------------------------------------------------------------------
 
 TOPICS = {
@@ -491,7 +502,7 @@ def test_goal_accuracy_fails_without_calling_the_judge_when_the_expected_output_
 
 # --- TrajectoryJudge -----------------------------------------------------------------------------------
 
-GRADING = {'reason': 'It retried the refund without a reason.', 'pass': False, 'score': 0.25}
+GRADING: dict[str, Any] = {'reason': 'It retried the refund without a reason.', 'pass': False, 'score': 0.25}
 
 
 def test_trajectory_judge_prompt_and_default_output() -> None:
@@ -665,9 +676,11 @@ def default_model() -> Iterator[None]:
 
 
 def test_no_model_uses_pydantic_evals_default_judge_model(default_model: None) -> None:
-    assert default_judge_model() == 'openai:gpt-5.2'
+    """`set_default_judge_model` switches `LLMJudge` and these judges together."""
+    assert default_judge_model() == getattr(llm_as_a_judge, '_default_model')  # noqa: B009
     scripted = judge(GOAL)
     set_default_judge_model(scripted.model)
+    assert isinstance(default_judge_model(), FunctionModel)
     assert evaluate(AgentGoalAccuracy('r'), support_context()).reason.startswith('goal not achieved')
     assert len(scripted.requests) == 1
 
@@ -712,7 +725,7 @@ def test_judges_run_concurrently() -> None:
     [
         (lambda: TopicAdherence([]), 'reference_topics must be a non-empty list of topics, got []'),
         (lambda: TopicAdherence(['a', ' ']), "reference_topics must be a non-empty list of topics, got ['a', ' ']"),
-        (lambda: TopicAdherence(['a'], mode='f2'), "mode must be 'precision', 'recall' or 'f1', got 'f2'"),
+        (lambda: TopicAdherence(['a'], mode='f2'),  # type: ignore[arg-type] "mode must be 'precision', 'recall' or 'f1', got 'f2'"),
         (lambda: AgentGoalAccuracy(''), "reference must be a non-empty string or None, got ''"),
         (lambda: TrajectoryJudge(''), "rubric must be a non-empty string, got ''"),
         (
