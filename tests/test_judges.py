@@ -725,7 +725,10 @@ def test_judges_run_concurrently() -> None:
     [
         (lambda: TopicAdherence([]), 'reference_topics must be a non-empty list of topics, got []'),
         (lambda: TopicAdherence(['a', ' ']), "reference_topics must be a non-empty list of topics, got ['a', ' ']"),
-        (lambda: TopicAdherence(['a'], mode='f2'),  # type: ignore[arg-type] "mode must be 'precision', 'recall' or 'f1', got 'f2'"),
+        (
+            lambda: TopicAdherence(['a'], mode='f2'),  # type: ignore[arg-type]
+            "mode must be 'precision', 'recall' or 'f1', got 'f2'",
+        ),
         (lambda: AgentGoalAccuracy(''), "reference must be a non-empty string or None, got ''"),
         (lambda: TrajectoryJudge(''), "rubric must be a non-empty string, got ''"),
         (
