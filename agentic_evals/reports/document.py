@@ -43,14 +43,17 @@ __all__ = (
 SCHEMA: Literal['agentic-evals/report@1'] = 'agentic-evals/report@1'
 """Bumped (`@2`) only for changes that break readers; new optional fields keep `@1`."""
 
-Number = Annotated[float, Strict()] | Annotated[int, Strict()]
+Number = Annotated[int, Strict()] | Annotated[float, Strict()]
+"""A metric: ints stay ints (token counts); bools and numeric strings are rejected."""
+Score = Annotated[float, Strict()]
+"""A score: ints are accepted (as floats); bools and numeric strings are rejected."""
 
 
 @dataclass
 class ScoreResult:
     """A numeric result; `value` is `null` when the evaluator returned a non-finite number."""
 
-    value: Number | None
+    value: Score | None
     reason: str | None = None
     evaluator: str | None = None
     """The evaluator that produced the result (its YAML name); the result's key may differ."""

@@ -156,15 +156,20 @@ def _plural(count: int, noun: str) -> str:
 
 
 def format_number(value: float, other: float | None = None) -> str:
-    """Three decimals, with more digits when three would make `value` and `other` look equal."""
-    text = f'{value:.3f}'
-    if other is not None and value != other and text == f'{other:.3f}':
-        return f'{value:.6g}'
-    return text
+    """Three decimals, or as many more as it takes for `value` and a different `other` not to look equal.
+
+    Call it both ways (`format_number(a, b)`, `format_number(b, a)`) and both get the same precision.
+    """
+    return f'{value:.{_digits(value, other, 3, 1)}f}'
 
 
 def _percent(value: float, other: float) -> str:
-    text = f'{value:.1%}'
-    if value != other and text == f'{other:.1%}':
-        return f'{value:.4%}'
-    return text
+    return f'{value:.{_digits(value * 100, other * 100, 1, 1)}%}'
+
+
+def _digits(value: float, other: float | None, digits: int, scale: float) -> int:
+    if other is None or value == other:
+        return digits
+    while digits < 12 and f'{value * scale:.{digits}f}' == f'{other * scale:.{digits}f}':
+        digits += 1
+    return digits

@@ -90,14 +90,10 @@ def test_max_fail_rate(capsys: pytest.CaptureFixture[str], limit: str, code: int
     assert (done.code, done.last_line) == (code, summary)
 
 
-def test_evaluators_file_scores_every_trace_as_its_own_case(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_evaluators_file_scores_every_trace_as_its_own_case(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     evaluators = tmp_path / 'budgets.yaml'
     evaluators.write_text(
-        'evaluators:\n'
-        '- MaxToolCalls: 2\n'
-        '- TrajectoryMatch: {expected_trajectory: [lookup_order], order: any_order}\n',
+        'evaluators:\n- MaxToolCalls: 2\n- TrajectoryMatch: {expected_trajectory: [lookup_order], order: any_order}\n',
         encoding='utf-8',
     )
     report = tmp_path / 'report.json'
@@ -142,7 +138,9 @@ def test_a_case_without_a_trace_is_a_case_failure(capsys: pytest.CaptureFixture[
 
 def test_traces_no_case_uses_are_reported_on_stderr(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     dataset = tmp_path / 'one.yaml'
-    dataset.write_text('name: one\ncases:\n- name: refund\n  inputs: x\nevaluators:\n- MaxToolCalls: 6\n', encoding='utf-8')
+    dataset.write_text(
+        'name: one\ncases:\n- name: refund\n  inputs: x\nevaluators:\n- MaxToolCalls: 6\n', encoding='utf-8'
+    )
     done = run_cli(capsys, 'run', str(dataset), traces('baseline'))
     assert done.code == 0
     assert done.err.startswith('agentic-evals: warning: 3 trace(s) matched no case of one: baseline (')
