@@ -194,6 +194,11 @@ def trace_json(trace: InspectableTrace) -> dict[str, Any]:
         'name': trace.name,
         'sources': [str(s) for s in trace.sources],
         'warnings': list(trace.warnings),
-        'trajectory': trajectory,
+        'trajectory': {
+            'tool_calls': list(trajectory.tool_calls),
+            'model_requests': list(trajectory.model_requests),
+            'agents': list(trajectory.agents),
+            'notes': list(trajectory.notes),
+        },
     }
     return dict(to_jsonable_python(data))

@@ -44,8 +44,11 @@ def write_markdown(document: ReportDocument, gates: Gates, verdict: Verdict, pat
 
 
 def markdown_cell(text: str) -> str:
-    """`text` safe inside a table cell: no HTML, no column breaks, one line."""
-    escaped = text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;').replace('|', '\\|')
+    """`text` safe inside a table cell: no HTML (`<`, `&` escaped), no column breaks, one line.
+
+    `>` is left alone: only at the start of a line (a quote) is it special, and text here never starts one.
+    """
+    escaped = text.replace('&', '&amp;').replace('<', '&lt;').replace('|', '\\|')
     return '<br>'.join(escaped.splitlines()) if '\n' in escaped else escaped
 
 
