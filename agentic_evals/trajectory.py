@@ -8,17 +8,22 @@ spans themselves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple, overload
 
 __all__ = (
     'AgentRun',
+    'AgentStructure',
+    'CallKind',
+    'CallList',
     'CallStatus',
     'FailureStage',
     'ModelRequest',
     'ToolCall',
     'Trajectory',
+    'belongs_to',
 )
 
 CallStatus = Literal['ok', 'failed', 'deferred']
@@ -69,11 +74,7 @@ class ToolCall:
         With `include_subagents=False` only the agent's own calls count; for `agent=None` that means
         the calls of the outermost agent runs.
         """
-        if agent is None:
-            return include_subagents or len(self.agent_path) <= 1
-        if include_subagents:
-            return agent in self.agent_path
-        return self.agent == agent
+        return belongs_to(self.agent_path, agent, include_subagents)
 
 
 @dataclass(frozen=True)
@@ -95,11 +96,7 @@ class ModelRequest:
 
     def made_by(self, agent: str | None, *, include_subagents: bool) -> bool:
         """Same attribution rule as `ToolCall.made_by`."""
-        if agent is None:
-            return include_subagents or len(self.agent_path) <= 1
-        if include_subagents:
-            return agent in self.agent_path
-        return self.agent == agent
+        return belongs_to(self.agent_path, agent, include_subagents)
 
 
 @dataclass(frozen=True)
@@ -113,45 +110,217 @@ class AgentRun:
     end: datetime
 
 
-@dataclass(frozen=True)
-class Trajectory:
-    """Everything extracted from one span tree, in the order things happened."""
+CallKind = Literal['ok', 'failed', 'deferred', 'output']
+"""A tool call's status, with output functions apart: what selection needs to know."""
+_SelectionKey = tuple[bool, str | None, bool, str | None]
 
-    tool_calls: tuple[ToolCall, ...] = ()
-    """Every tool call attempt, output functions and deferred calls included, in call order."""
-    model_requests: tuple[ModelRequest, ...] = ()
-    agents: tuple[AgentRun, ...] = ()
-    notes: tuple[str, ...] = field(default=())
-    """Spans that looked like tool calls but could not be read, with the reason they were skipped."""
+
+def belongs_to(path: tuple[str, ...], agent: str | None, include_subagents: bool) -> bool:
+    """The attribution rule shared by calls and requests (see `ToolCall.made_by`)."""
+    if agent is None:
+        return include_subagents or len(path) <= 1
+    if include_subagents:
+        return agent in path
+    return bool(path) and path[-1] == agent
+
+
+class AgentStructure(NamedTuple):
+    """Who did what: the agent runs, and the agent path of each call and each request (by position)."""
+
+    agents: tuple[AgentRun, ...]
+    call_paths: list[tuple[str, ...]]
+    request_paths: list[tuple[str, ...]]
+
+
+class CallList(Sequence[ToolCall]):
+    """A read-only sequence of a trajectory's calls whose records are made on first access."""
+
+    __slots__ = ('_indices', '_trajectory')
+
+    def __init__(self, trajectory: Trajectory, indices: list[int]) -> None:
+        self._trajectory = trajectory
+        self._indices = indices
+
+    def __len__(self) -> int:
+        return len(self._indices)
+
+    @overload
+    def __getitem__(self, index: int) -> ToolCall: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ToolCall]: ...
+
+    def __getitem__(self, index: int | slice) -> ToolCall | list[ToolCall]:
+        if isinstance(index, slice):
+            return [self._trajectory._call(i) for i in self._indices[index]]
+        return self._trajectory._call(self._indices[index])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+class Trajectory:
+    """Everything extracted from one span tree (or one conversation), in the order things happened.
+
+    Built from records (`Trajectory(tool_calls=..., model_requests=...)`) or, by the extractor,
+    from columns with records made on first use: a scoring pass over 2,000 calls then touches a
+    list of names, not 2,000 objects, and only `ArgumentCorrectness`'s few calls are ever parsed.
+    Treat it as read-only.
+    """
+
+    def __init__(
+        self,
+        tool_calls: Iterable[ToolCall] = (),
+        model_requests: Iterable[ModelRequest] = (),
+        agents: Iterable[AgentRun] = (),
+        notes: Iterable[str] = (),
+    ) -> None:
+        calls = list(tool_calls)
+        requests = tuple(model_requests)
+        self.notes: tuple[str, ...] = tuple(notes)
+        """Spans that looked like tool calls but could not be read, with the reason they were skipped."""
+        self._names = [c.name for c in calls]
+        self._kinds: list[CallKind] = ['output' if c.is_output_function else c.status for c in calls]
+        self._records: list[ToolCall | None] = list(calls)
+        self._make_call: Callable[[int], ToolCall] | None = None
+        self._requests: tuple[ModelRequest, ...] | None = requests
+        self._request_total = len(requests)
+        self._make_requests: Callable[[], tuple[ModelRequest, ...]] | None = None
+        self._structure: AgentStructure | None = AgentStructure(
+            tuple(agents), [c.agent_path for c in calls], [r.agent_path for r in requests]
+        )
+        self._make_structure: Callable[[], AgentStructure] | None = None
+        self._selections: dict[_SelectionKey, list[int]] = {}
+
+    @classmethod
+    def from_columns(
+        cls,
+        *,
+        names: list[str],
+        kinds: list[CallKind],
+        request_total: int,
+        agent_structure: Callable[[], AgentStructure],
+        make_call: Callable[[int], ToolCall],
+        make_requests: Callable[[], tuple[ModelRequest, ...]],
+        notes: tuple[str, ...],
+    ) -> Trajectory:
+        """A trajectory whose agent paths and records are made on demand (the extractor's form)."""
+        trajectory = cls(notes=notes)
+        trajectory._names, trajectory._kinds = names, kinds
+        trajectory._records = [None] * len(names)
+        trajectory._make_call = make_call
+        trajectory._requests = None
+        trajectory._request_total = request_total
+        trajectory._make_requests = make_requests
+        trajectory._structure = None
+        trajectory._make_structure = agent_structure
+        return trajectory
+
+    @property
+    def agents(self) -> tuple[AgentRun, ...]:
+        """Every agent run, in start order."""
+        return self._agent_structure().agents
+
+    def _agent_structure(self) -> AgentStructure:
+        if self._structure is None:
+            assert self._make_structure is not None
+            self._structure = self._make_structure()
+        return self._structure
+
+    def __repr__(self) -> str:
+        return f'Trajectory({len(self._names)} tool call(s), {self._request_total} model request(s))'
+
+    # -- tool calls ----------------------------------------------------------------------------
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """Every tool call attempt, output functions and deferred calls included, in call order."""
+        return tuple(self._call(i) for i in range(len(self._names)))
 
     def calls(
-        self, *, include_failed: bool = False, agent: str | None = None, include_subagents: bool = True
-    ) -> list[ToolCall]:
+        self,
+        *,
+        include_failed: bool = False,
+        agent: str | None = None,
+        include_subagents: bool = True,
+        name: str | None = None,
+    ) -> CallList:
         """The tool calls an evaluator scores: never output functions or deferred calls.
 
-        Failed attempts count only with `include_failed`; `agent` narrows to one agent's calls.
+        Failed attempts count only with `include_failed`; `agent` narrows to one agent's calls
+        (and its sub-agents' unless `include_subagents=False`); `name` to one tool. The result is a
+        sequence whose records are made when read, so picking the last of 200 calls makes one.
         """
-        return [
-            call
-            for call in self.tool_calls
-            if not call.is_output_function
-            and call.status != 'deferred'
-            and (include_failed or call.status == 'ok')
-            and call.made_by(agent, include_subagents=include_subagents)
-        ]
+        return CallList(self, self._select(include_failed, agent, include_subagents, name))
+
+    def call_names(
+        self, *, include_failed: bool = False, agent: str | None = None, include_subagents: bool = True
+    ) -> list[str]:
+        """The names of `calls(...)`, without making the records."""
+        names = self._names
+        return [names[i] for i in self._select(include_failed, agent, include_subagents, None)]
+
+    def _select(self, include_failed: bool, agent: str | None, include_subagents: bool, name: str | None) -> list[int]:
+        key = (include_failed, agent, include_subagents, name)
+        selected = self._selections.get(key)
+        if selected is None:
+            allowed = ('ok', 'failed') if include_failed else ('ok',)
+            names, kinds = self._names, self._kinds
+            selected = [i for i, kind in enumerate(kinds) if kind in allowed and (name is None or names[i] == name)]
+            if agent is not None or not include_subagents:
+                paths = self._agent_structure().call_paths
+                selected = [i for i in selected if belongs_to(paths[i], agent, include_subagents)]
+            self._selections[key] = selected
+        return selected
+
+    def _call(self, index: int) -> ToolCall:
+        record = self._records[index]
+        if record is None:
+            assert self._make_call is not None
+            record = self._records[index] = self._make_call(index)
+        return record
+
+    # -- model requests ------------------------------------------------------------------------
+
+    @property
+    def model_requests(self) -> tuple[ModelRequest, ...]:
+        """Every model request, in start order."""
+        if self._requests is None:
+            assert self._make_requests is not None
+            self._requests = self._make_requests()
+        return self._requests
 
     def requests(self, *, agent: str | None = None, include_subagents: bool = True) -> list[ModelRequest]:
         """The model requests made by `agent` (every agent when `None`)."""
-        return [r for r in self.model_requests if r.made_by(agent, include_subagents=include_subagents)]
+        return [r for r in self.model_requests if belongs_to(r.agent_path, agent, include_subagents)]
+
+    def request_count(self, *, agent: str | None = None, include_subagents: bool = True) -> int:
+        """`len(requests(...))`, without making the records."""
+        if agent is None and include_subagents:
+            return self._request_total
+        paths = self._agent_structure().request_paths
+        return sum(1 for path in paths if belongs_to(path, agent, include_subagents))
+
+    # -- agents --------------------------------------------------------------------------------
 
     @property
     def agent_names(self) -> list[str]:
         """Distinct agent names, sorted."""
-        return sorted({run.name for run in self.agents})
+        return sorted(self._all_agent_names())
 
     def has_agent(self, name: str) -> bool:
-        return (
-            any(run.name == name for run in self.agents)
-            or any(name in call.agent_path for call in self.tool_calls)
-            or any(name in request.agent_path for request in self.model_requests)
-        )
+        return name in self._all_agent_names()
+
+    def _all_agent_names(self) -> set[str]:
+        structure = self._agent_structure()
+        names = {run.name for run in structure.agents}
+        for path in (*structure.call_paths, *structure.request_paths):
+            names.update(path)
+        return names

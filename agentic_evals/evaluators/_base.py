@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
-from pydantic_evals.otel import SpanTreeRecordingError
+from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
 from ..extract import extract_trajectory
 from ..trajectory import Trajectory
@@ -34,6 +34,10 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
             tree = ctx.span_tree
         except SpanTreeRecordingError as e:
             return EvaluationReason(value=self.failing_value, reason=f'{NO_SPAN_TREE} ({e.message})')
+        return self.score_tree(tree, ctx)
+
+    def score_tree(self, tree: SpanTree, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        """Extract (once per tree), check the agent scope, then `score`."""
         trajectory = extract_trajectory(tree)
         if self.agent is not None and not trajectory.has_agent(self.agent):
             return EvaluationReason(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
+from pydantic_evals.otel import SpanTree
 
 from ..trajectory import Trajectory
 from ._base import TrajectoryEvaluator
@@ -35,7 +36,7 @@ class MaxToolCalls(TrajectoryEvaluator):
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         count = len(
-            trajectory.calls(
+            trajectory.call_names(
                 include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
             )
         )
@@ -64,14 +65,18 @@ class MaxModelRequests(TrajectoryEvaluator):
     agent: str | None = None
     include_subagents: bool = True
 
-    def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+    def score_tree(self, tree: SpanTree, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         metric = ctx.metrics.get('requests')
-        scoped = self.agent is not None or not self.include_subagents
-        if isinstance(metric, (int, float)) and not scoped:
-            count, source = int(metric), "ctx.metrics['requests']"
-        else:
-            count = len(trajectory.requests(agent=self.agent, include_subagents=self.include_subagents))
-            source = 'span tree'
+        if isinstance(metric, (int, float)) and self.agent is None and self.include_subagents:
+            # pydantic-evals counted the same spans already; no need to extract.
+            return self._verdict(int(metric), "ctx.metrics['requests']")
+        return super().score_tree(tree, ctx)
+
+    def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        count = trajectory.request_count(agent=self.agent, include_subagents=self.include_subagents)
+        return self._verdict(count, 'span tree')
+
+    def _verdict(self, count: int, source: str) -> EvaluationReason:
         return EvaluationReason(
             value=count <= self.max_requests,
             reason=f'{count} model request(s) (from {source}), budget={self.max_requests}{self.scope_suffix()}',

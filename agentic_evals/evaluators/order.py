@@ -47,12 +47,9 @@ class TrajectoryMatch(TrajectoryEvaluator):
         return 0.0
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        actual = [
-            c.name
-            for c in trajectory.calls(
-                include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
-            )
-        ]
+        actual = trajectory.call_names(
+            include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
+        )
         expected = list(self.expected_trajectory)
         scope = self.scope_suffix()
         if self.order == 'exact':

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -50,12 +51,9 @@ class ToolCorrectness(TrajectoryEvaluator):
     include_subagents: bool = True
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        called = [
-            c.name
-            for c in trajectory.calls(
-                include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
-            )
-        ]
+        called = trajectory.call_names(
+            include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
+        )
         missing, extra = multiset_diff(self.expected_tools, called)
         problems: list[str] = []
         if missing:
@@ -97,13 +95,9 @@ class ArgumentCorrectness(TrajectoryEvaluator):
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         tool = self.tool_name
-        matches = [
-            c
-            for c in trajectory.calls(
-                include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
-            )
-            if c.name == tool
-        ]
+        matches = trajectory.calls(
+            include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents, name=tool
+        )
         scope = self.scope_suffix()
         if not matches:
             return EvaluationReason(value=False, reason=f'No calls to tool {tool!r} were recorded.{scope}')
@@ -126,7 +120,7 @@ class ArgumentCorrectness(TrajectoryEvaluator):
             )
         return EvaluationReason(value=True, reason=f'Tool {tool!r} called with {call.arguments!r}{scope}')
 
-    def _select(self, matches: list[ToolCall]) -> ToolCall | None:
+    def _select(self, matches: Sequence[ToolCall]) -> ToolCall | None:
         if self.occurrence == 'first':
             return matches[0]
         if self.occurrence == 'last':
