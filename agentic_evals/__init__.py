@@ -12,11 +12,14 @@ from .evaluators import (
     TrajectoryMatch,
     TrajectoryOrder,
 )
+from .evaluators.judges import AgentGoalAccuracy, TopicAdherence, TopicAdherenceMode, TrajectoryJudge
+from .evaluators.rendering import render_trajectory
 from .extract import extract_trajectory
 from .registry import evaluator_types
 from .trajectory import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall, Trajectory
 
 __all__ = (
+    'AgentGoalAccuracy',
     'AgentRun',
     'ArgumentCorrectness',
     'ArgumentMatchMode',
@@ -29,11 +32,15 @@ __all__ = (
     'ModelRequest',
     'ToolCall',
     'ToolCorrectness',
+    'TopicAdherence',
+    'TopicAdherenceMode',
     'Trajectory',
+    'TrajectoryJudge',
     'TrajectoryMatch',
     'TrajectoryOrder',
     'capture',
     'evaluator_context',
     'evaluator_types',
     'extract_trajectory',
+    'render_trajectory',
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic_evals.evaluators import Evaluator
 
 from .evaluators import ArgumentCorrectness, MaxModelRequests, MaxToolCalls, ToolCorrectness, TrajectoryMatch
+from .evaluators.judges import AgentGoalAccuracy, TopicAdherence, TrajectoryJudge
 
 __all__ = ('evaluator_types',)
 
@@ -15,4 +16,13 @@ def evaluator_types() -> list[type[Evaluator[object, object, object]]]:
     They carry the built-ins' names, and pydantic-evals lets custom types override built-ins of the
     same name, so a dataset file written for the built-ins loads ours without edits.
     """
-    return [ArgumentCorrectness, MaxModelRequests, MaxToolCalls, ToolCorrectness, TrajectoryMatch]
+    return [
+        AgentGoalAccuracy,
+        ArgumentCorrectness,
+        MaxModelRequests,
+        MaxToolCalls,
+        ToolCorrectness,
+        TopicAdherence,
+        TrajectoryJudge,
+        TrajectoryMatch,
+    ]
