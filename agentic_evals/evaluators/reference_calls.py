@@ -14,6 +14,14 @@ from ._base import EvaluationValue, TrajectoryEvaluator
 __all__ = ('ToolCallAccuracy', 'ToolCallF1')
 
 
+def _check(reference_tool_calls: list[dict[str, Any]], base: object) -> None:
+    """Bad configuration fails at construction (a `ValueError` naming the bad call), not at evaluation."""
+    parse_reference_calls(reference_tool_calls)
+    base_hook = getattr(base, '__post_init__', None)  # keep any hook the base class gains
+    if base_hook is not None:
+        base_hook()
+
+
 @dataclass(repr=False)
 class ToolCallAccuracy(TrajectoryEvaluator):
     """Score from 0.0 to 1.0 how well the calls and their arguments match `reference_tool_calls`.
@@ -40,7 +48,7 @@ class ToolCallAccuracy(TrajectoryEvaluator):
     include_subagents: bool = True
 
     def __post_init__(self) -> None:
-        parse_reference_calls(self.reference_tool_calls)  # bad configuration fails at construction
+        _check(self.reference_tool_calls, super())
 
     @property
     def failing_value(self) -> EvaluationValue:
@@ -80,7 +88,7 @@ class ToolCallF1(TrajectoryEvaluator):
     include_subagents: bool = True
 
     def __post_init__(self) -> None:
-        parse_reference_calls(self.reference_tool_calls)
+        _check(self.reference_tool_calls, super())
 
     @property
     def failing_value(self) -> EvaluationValue:
