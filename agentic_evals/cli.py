@@ -21,11 +21,11 @@ from typing import Any
 from .inspect_view import render_trace, trace_json
 from .offline import TraceLike
 from .reports.compare import compare_documents
-from .reports.compare_view import print_comparison, write_comparison_markdown
-from .reports.document import ReportFileError, document_from_report, read_document, write_document
+from .reports.compare_view import print_comparison, render_comparison_markdown
+from .reports.document import ReportFileError, document_from_report, dump_document, read_document
 from .reports.gates import Gates, MinScore, UnknownResultError, check_gates
-from .reports.junit import write_junit
-from .reports.markdown import write_markdown
+from .reports.junit import render_junit
+from .reports.markdown import render_markdown
 from .reports.progress import TraceProgress
 from .reports.table import make_console, print_report
 from .suite import Suite, SuiteFileError, load_dataset, load_evaluators, pair_cases, score
@@ -35,6 +35,8 @@ __all__ = ('build_parser', 'main')
 
 PROG = 'agentic-evals'
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT, as a shell reports a command stopped with Ctrl-C."""
 EXIT_STATUS = 'exit status: 0 all gates passed, 1 a gate failed, 2 usage or load error'
 
 
@@ -55,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, SuiteFileError, TraceFileError, ReportFileError, UnknownResultError) as error:
         print(f'{PROG}: error: {error}', file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f'{PROG}: interrupted', file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -241,16 +246,23 @@ def _run(args: argparse.Namespace) -> int:
     _warn_unused(suite, unused)
     document = document_from_report(report)
     verdict = check_gates(document, gates, known_names=suite.evaluation_names())
+    if args.json is not None:
+        _write(args.json, dump_document(document))
+    if args.junit is not None:
+        _write(args.junit, render_junit(document, gates, verdict))
+    if args.markdown is not None:
+        _write(args.markdown, render_markdown(document, gates, verdict))
     console = make_console(sys.stdout)
     print_report(document, gates, console, reasons=args.reasons, quiet=args.quiet)
-    if args.json is not None:
-        write_document(document, args.json)
-    if args.junit is not None:
-        write_junit(document, gates, verdict, args.junit)
-    if args.markdown is not None:
-        write_markdown(document, gates, verdict, args.markdown)
     console.print(verdict.summary, style='bold green' if verdict.passed else 'bold red', markup=False, soft_wrap=True)
     return EXIT_PASS if verdict.passed else EXIT_FAIL
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding='utf-8')
+    except OSError as e:
+        raise UsageError(f'{path}: cannot write: {e.strerror or e}') from None
 
 
 def _load_all(sources: Sequence[str], progress: TraceProgress) -> list[LoadedTrace]:
@@ -299,7 +311,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.markdown is not None:
         if not args.markdown.parent.is_dir():
             raise UsageError(f'{args.markdown}: cannot write: directory {args.markdown.parent} does not exist')
-        write_comparison_markdown(comparison, args.markdown)
+        _write(args.markdown, render_comparison_markdown(comparison))
     console = make_console(sys.stdout)
     print_comparison(comparison, console)
     style = 'bold green' if comparison.passed else 'bold red'

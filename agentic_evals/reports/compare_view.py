@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -13,7 +11,7 @@ from .compare import AverageChange, Comparison
 from .gates import format_number
 from .markdown import FAIL, PASS, markdown_cell, markdown_table
 
-__all__ = ('print_comparison', 'render_comparison_markdown', 'write_comparison_markdown')
+__all__ = ('print_comparison', 'render_comparison_markdown')
 
 
 def _title(comparison: Comparison) -> str:
@@ -85,7 +83,3 @@ def render_comparison_markdown(comparison: Comparison) -> str:
         table = markdown_table(['Case', 'Result', 'Baseline', 'Candidate'], case_rows)
         parts.append(f'<details><summary>Case changes ({len(case_rows)})</summary>\n\n{table}\n</details>')
     return '\n\n'.join(parts) + '\n'
-
-
-def write_comparison_markdown(comparison: Comparison, path: Path) -> None:
-    path.write_text(render_comparison_markdown(comparison), encoding='utf-8')

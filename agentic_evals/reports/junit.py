@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 from .document import ReportDocument
 from .gates import Gates, Verdict, format_number
 
-__all__ = ('render_junit', 'write_junit')
+__all__ = ('render_junit',)
 
 CASE_TESTCASE = '(case)'
 """The testcase name used for a case that failed to run."""
@@ -39,10 +38,6 @@ def render_junit(document: ReportDocument, gates: Gates, verdict: Verdict) -> st
     root.set('time', results.get('time', '0'))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding='unicode') + '\n'
-
-
-def write_junit(document: ReportDocument, gates: Gates, verdict: Verdict, path: Path) -> None:
-    path.write_text(render_junit(document, gates, verdict), encoding='utf-8')
 
 
 def _suite(name: str) -> ET.Element:

@@ -8,12 +8,11 @@ in a `<details>` block so a large run does not flood the page.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from .document import CaseResult, ReportDocument
 from .gates import Gates, Verdict, format_number
 
-__all__ = ('markdown_cell', 'markdown_table', 'render_markdown', 'write_markdown')
+__all__ = ('markdown_cell', 'markdown_table', 'render_markdown')
 
 PASS, FAIL, ERROR = '✅', '❌', '⚠️'
 
@@ -37,10 +36,6 @@ def render_markdown(document: ReportDocument, gates: Gates, verdict: Verdict) ->
         summary = f'All results: {document.totals.cases} case(s)'
         parts.append(f'<details><summary>{summary}</summary>\n\n{matrix}\n</details>')
     return '\n\n'.join(parts) + '\n'
-
-
-def write_markdown(document: ReportDocument, gates: Gates, verdict: Verdict, path: Path) -> None:
-    path.write_text(render_markdown(document, gates, verdict), encoding='utf-8')
 
 
 def markdown_cell(text: str) -> str:

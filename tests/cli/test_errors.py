@@ -268,3 +268,10 @@ def test_inspect_missing_file_and_unknown_trace_id(capsys: pytest.CaptureFixture
     assert _error(capsys, 'inspect', str(missing)) == f'agentic-evals: error: {missing}: no such file'
     line = _error(capsys, 'inspect', traces('baseline'), '--trace-id', 'ffff')
     assert line == f"agentic-evals: error: no trace with an id starting 'ffff' found in {traces('baseline')}"
+
+
+def test_report_path_that_cannot_be_written(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / 'taken'
+    target.mkdir()
+    line = _error(capsys, 'run', str(DATASET), traces('baseline'), '--markdown', str(target))
+    assert line == f'agentic-evals: error: {target}: cannot write: Is a directory'
