@@ -91,7 +91,7 @@ def _parse_call(item: object, index: int) -> _Call:
     return _Call(name, dict(args))
 
 
-def parse_reference_calls(calls: Sequence[Mapping[str, Any]]) -> list[_Call]:
+def _parse_reference_calls(calls: Sequence[Mapping[str, Any]]) -> list[_Call]:
     """Validate reference calls; `ValueError` naming the bad item (evaluators call this at construction)."""
     if isinstance(calls, (str, bytes, Mapping)) or not isinstance(calls, Sequence):
         raise ValueError(f'reference_tool_calls must be a list of {{"name", "args"}} mappings, got {calls!r}')
@@ -355,7 +355,7 @@ def tool_call_accuracy(
     0.0 when only the call has some); the sum is divided by the number of reference calls. Both lists
     empty scores 1.0, one empty 0.0. Values compare as `canonical_json`.
     """
-    reference = parse_reference_calls(reference_tool_calls)
+    reference = _parse_reference_calls(reference_tool_calls)
     observed = _observed(actual, include_failed, agent, include_subagents, need_args=True)
     if isinstance(observed, str):
         return MetricResult(0.0, observed)
@@ -376,7 +376,7 @@ def tool_call_f1(
     Precision = matched / calls, recall = matched / reference calls, the value their F1. A call made
     twice must be expected twice (ragas collapses repeats); both lists empty scores 1.0 (ragas: 0.0).
     """
-    reference = parse_reference_calls(reference_tool_calls)
+    reference = _parse_reference_calls(reference_tool_calls)
     observed = _observed(actual, include_failed, agent, include_subagents, need_args=True)
     if isinstance(observed, str):
         return MetricResult(0.0, observed)

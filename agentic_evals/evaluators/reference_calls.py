@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
-from ..metrics import parse_reference_calls, tool_call_accuracy, tool_call_f1
+from ..metrics import _parse_reference_calls, tool_call_accuracy, tool_call_f1
 from ..trajectory import Trajectory
 from ._base import EvaluationValue, TrajectoryEvaluator
 
@@ -16,7 +16,7 @@ __all__ = ('ToolCallAccuracy', 'ToolCallF1')
 
 def _check(reference_tool_calls: list[dict[str, Any]], base: object) -> None:
     """Bad configuration fails at construction (a `ValueError` naming the bad call), not at evaluation."""
-    parse_reference_calls(reference_tool_calls)
+    _parse_reference_calls(reference_tool_calls)
     base_hook = getattr(base, '__post_init__', None)  # keep any hook the base class gains
     if base_hook is not None:
         base_hook()
