@@ -207,3 +207,12 @@ def test_console_script_exit_status() -> None:
     assert bad.stderr.strip().splitlines()[-1].startswith('agentic-evals: error: run needs DATASET')
     good = subprocess.run([str(script), 'run', str(DATASET), traces('baseline')], capture_output=True, text=True)
     assert good.returncode == 0, good.stderr
+
+
+def test_min_score_for_an_evaluator_no_case_ran(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    dataset = tmp_path / 'lost.yaml'
+    dataset.write_text('cases:\n- name: lost\n  inputs: x\nevaluators:\n- TrajectoryMatch: [a]\n', encoding='utf-8')
+    argv = ['run', str(dataset), traces('baseline'), '--allow-failures', '--min-score', 'TrajectoryMatch=0.5']
+    done = run_cli(capsys, *argv)
+    assert done.code == 1
+    assert done.last_line == 'FAIL: TrajectoryMatch: no case produced a value (minimum 0.500)'
