@@ -64,8 +64,14 @@ def _observed(
     if isinstance(actual, Trajectory):
         if agent is not None and not actual.has_agent(agent):
             return f'agent {agent!r} not found in the trace; agents seen: {actual.agent_names!r}'
-        calls = actual.calls(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
-        return [_Call(c.name, c.arguments, c.arguments_problem) for c in calls]
+        scope: dict[str, Any] = {
+            'include_failed': include_failed,
+            'agent': agent,
+            'include_subagents': include_subagents,
+        }
+        if not need_args:  # names only: the trajectory need not build its call records
+            return [_Call(name, None, 'not needed') for name in actual.call_names(**scope)]
+        return [_Call(c.name, c.arguments, c.arguments_problem) for c in actual.calls(**scope)]
     if isinstance(actual, (str, bytes)) or not isinstance(actual, Sequence):
         raise TypeError(f'expected a Trajectory or a list of calls, got {type(actual).__name__}')
     if need_args and any(isinstance(item, str) for item in actual):
