@@ -216,3 +216,14 @@ def test_numbers_never_look_equal_when_they_differ() -> None:
     document = ReportDocument(name='r', cases=[CaseResult('a', scores={'s': ScoreResult(0.7996)})]).with_derived()
     verdict = check_gates(document, Gates(min_scores=(MinScore('s', 0.8),)))
     assert verdict.summary == 'FAIL: s average 0.7996 < 0.8000'
+
+
+def test_readers_accept_keys_added_within_the_same_version(document: ReportDocument, tmp_path: Path) -> None:
+    path = tmp_path / 'newer.json'
+    write_document(document, path)
+    raw = json.loads(path.read_text(encoding='utf-8'))
+    raw['generator'] = 'agentic-evals 9.9'
+    raw['cases'][0]['tags'] = ['nightly']
+    raw['cases'][0]['scores']['TrajectoryMatch']['version'] = 'v2'
+    path.write_text(json.dumps(raw), encoding='utf-8')
+    assert read_document(path) == document
