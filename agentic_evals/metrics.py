@@ -7,20 +7,21 @@ dicts, and returns a `MetricResult` with the value and reason the evaluator of t
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
+from .call_matching import CallView, accuracy, canonical_json, compare, counts, listing, near_misses, sections
 from .scoring import F1Score, diff_arguments, lcs_score, multiset_diff, multiset_score
-from .trajectory import Trajectory
+from .trajectory import CallList, ToolCall, Trajectory
 
 __all__ = (
     'Calls',
     'MetricResult',
     'argument_correctness',
     'canonical_json',
+    'scope_suffix',
     'tool_call_accuracy',
     'tool_call_f1',
     'tool_correctness',
@@ -39,27 +40,23 @@ class MetricResult:
     reason: str
 
 
-@dataclass(frozen=True)
-class _Call:
-    """One call as the metrics see it; `args` is `None` when unknown, and `problem` then says why."""
-
-    name: str
-    args: dict[str, Any] | None
-    problem: str | None = None
-
-
 # -- inputs ------------------------------------------------------------------------------------------
 
 
-def _scope_suffix(agent: str | None, include_subagents: bool) -> str:
+def scope_suffix(agent: str | None, include_subagents: bool) -> str:
     if agent is None:
         return '' if include_subagents else ' (top-level agent only)'
     return f' (agent {agent!r}{"" if include_subagents else ", sub-agents excluded"})'
 
 
 def _observed(
-    actual: Calls, include_failed: bool, agent: str | None, include_subagents: bool, *, need_args: bool
-) -> list[_Call] | str:
+    actual: Calls,
+    include_failed: bool,
+    agent: str | None,
+    include_subagents: bool,
+    *,
+    name: str | None = None,
+) -> Sequence[CallView] | str:
     """The calls to score, or why there is nothing to score (the agent is not in the trajectory)."""
     if isinstance(actual, Trajectory):
         if agent is not None and not actual.has_agent(agent):
@@ -69,20 +66,54 @@ def _observed(
             'agent': agent,
             'include_subagents': include_subagents,
         }
-        if not need_args:  # names only: the trajectory need not build its call records
-            return [_Call(name, None, 'not needed') for name in actual.call_names(**scope)]
-        return [_Call(c.name, c.arguments, c.arguments_problem) for c in actual.calls(**scope)]
+        if name is not None:  # one tool's calls, made into views only when read (one, for 'last')
+            return _LazyViews(actual.calls(**scope, name=name))
+        return [_view(c) for c in actual.calls(**scope)]
     if isinstance(actual, (str, bytes)) or not isinstance(actual, Sequence):
         raise TypeError(f'expected a Trajectory or a list of calls, got {type(actual).__name__}')
-    if need_args and any(isinstance(item, str) for item in actual):
+    if any(isinstance(item, str) for item in actual):
         raise TypeError('this metric compares arguments: pass a Trajectory or {"name", "args"} dicts, not tool names')
-    return [
-        _Call(item, None, 'not given') if isinstance(item, str) else _parse_call(item, i)
-        for i, item in enumerate(actual)
-    ]
+    views = [_parse_call(item, i) for i, item in enumerate(actual)]
+    return views if name is None else [v for v in views if v.name == name]
 
 
-def _parse_call(item: object, index: int) -> _Call:
+def _observed_names(actual: Calls, include_failed: bool, agent: str | None, include_subagents: bool) -> list[str] | str:
+    """The names of the calls to score (no records made), or why there is nothing to score."""
+    if isinstance(actual, Trajectory):
+        if agent is not None and not actual.has_agent(agent):
+            return f'agent {agent!r} not found in the trace; agents seen: {actual.agent_names!r}'
+        return actual.call_names(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
+    if isinstance(actual, (str, bytes)) or not isinstance(actual, Sequence):
+        raise TypeError(f'expected a Trajectory or a list of calls, got {type(actual).__name__}')
+    return [item if isinstance(item, str) else _parse_call(item, i).name for i, item in enumerate(actual)]
+
+
+class _LazyViews(Sequence[CallView]):
+    """Views of a `CallList`, each made when read, so picking one of many calls parses one."""
+
+    def __init__(self, calls: CallList) -> None:
+        self._calls = calls
+
+    def __len__(self) -> int:
+        return len(self._calls)
+
+    @overload
+    def __getitem__(self, index: int) -> CallView: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CallView]: ...
+
+    def __getitem__(self, index: int | slice) -> CallView | list[CallView]:
+        if isinstance(index, slice):
+            return [_view(c) for c in self._calls[index]]
+        return _view(self._calls[index])
+
+
+def _view(call: ToolCall) -> CallView:
+    return CallView(call.name, call.arguments, call.arguments_problem)
+
+
+def _parse_call(item: object, index: int) -> CallView:
     """A `{"name": str, "args": dict}` mapping, or any object with those attributes (ragas' `ToolCall`)."""
     if isinstance(item, Mapping):
         name, args = item.get('name'), item.get('args')
@@ -94,10 +125,10 @@ def _parse_call(item: object, index: int) -> _Call:
         args = {}
     if not isinstance(args, Mapping):
         raise ValueError(f'call {index} ({name!r}): args must be a mapping, got {args!r}')
-    return _Call(name, dict(args))
+    return CallView(name, dict(args))
 
 
-def _parse_reference_calls(calls: Sequence[Mapping[str, Any]]) -> list[_Call]:
+def _parse_reference_calls(calls: Sequence[Mapping[str, Any]]) -> list[CallView]:
     """Validate reference calls; `ValueError` naming the bad item (evaluators call this at construction)."""
     if isinstance(calls, (str, bytes, Mapping)) or not isinstance(calls, Sequence):
         raise ValueError(f'reference_tool_calls must be a list of {{"name", "args"}} mappings, got {calls!r}')
@@ -105,10 +136,6 @@ def _parse_reference_calls(calls: Sequence[Mapping[str, Any]]) -> list[_Call]:
 
 
 # -- name-based metrics (the pydantic-evals built-ins' semantics) -------------------------------------
-
-
-def _counts(counter: Counter[str]) -> str:
-    return ', '.join(f'{name!r} (x{count})' for name, count in sorted(counter.items()))
 
 
 def tool_correctness(
@@ -121,20 +148,19 @@ def tool_correctness(
     include_subagents: bool = True,
 ) -> MetricResult:
     """`True` when the called tool names equal `expected_tools` as a multiset (see `ToolCorrectness`)."""
-    observed = _observed(actual, include_failed, agent, include_subagents, need_args=False)
-    if isinstance(observed, str):
-        return MetricResult(False, observed)
-    called = [c.name for c in observed]
+    called = _observed_names(actual, include_failed, agent, include_subagents)
+    if isinstance(called, str):
+        return MetricResult(False, called)
     missing, extra = multiset_diff(list(expected_tools), called)
-    scope = _scope_suffix(agent, include_subagents)
+    scope = scope_suffix(agent, include_subagents)
     problems: list[str] = []
     if missing:
-        problems.append(f'missing tools: {_counts(missing)}')
+        problems.append(f'missing tools: {counts(missing)}')
     if extra and not allow_extra:
-        problems.append(f'unexpected tools: {_counts(extra)}')
+        problems.append(f'unexpected tools: {counts(extra)}')
     if problems:
         return MetricResult(False, '; '.join(problems) + scope)
-    summary = _counts(Counter(called)) if called else 'no tools'
+    summary = counts(Counter(called)) if called else 'no tools'
     return MetricResult(True, f'called {summary}{scope}')
 
 
@@ -148,12 +174,11 @@ def trajectory_match(
     include_subagents: bool = True,
 ) -> MetricResult:
     """F1 of the tool-name sequence against `expected_trajectory` (see `TrajectoryMatch`)."""
-    observed = _observed(actual, include_failed, agent, include_subagents, need_args=False)
-    if isinstance(observed, str):
-        return MetricResult(0.0, observed)
-    called = [c.name for c in observed]
+    called = _observed_names(actual, include_failed, agent, include_subagents)
+    if isinstance(called, str):
+        return MetricResult(0.0, called)
     expected = list(expected_trajectory)
-    scope = _scope_suffix(agent, include_subagents)
+    scope = scope_suffix(agent, include_subagents)
     if order == 'exact':
         if called == expected:
             return MetricResult(1.0, f'actual trajectory matches expected: {called!r}{scope}')
@@ -179,14 +204,14 @@ def argument_correctness(
     include_subagents: bool = True,
 ) -> MetricResult:
     """`True` when one call of `tool_name` got `expected_arguments` (see `ArgumentCorrectness`)."""
-    observed = _observed(actual, include_failed, agent, include_subagents, need_args=True)
+    observed = _observed(actual, include_failed, agent, include_subagents, name=tool_name)
     if isinstance(observed, str):
         return MetricResult(False, observed)
-    scope = _scope_suffix(agent, include_subagents)
-    matches = [c for c in observed if c.name == tool_name]
+    scope = scope_suffix(agent, include_subagents)
+    matches = observed
     if not matches:
         return MetricResult(False, f'No calls to tool {tool_name!r} were recorded.{scope}')
-    call: _Call | None = None
+    call: CallView | None = None
     if occurrence == 'first':
         call = matches[0]
     elif occurrence == 'last':
@@ -210,140 +235,6 @@ def argument_correctness(
 # -- ragas' argument-aware metrics ---------------------------------------------------------------------
 
 
-def canonical_json(value: object) -> str:
-    """The text two argument values are compared by: JSON with sorted keys, `1.0` written as `1`.
-
-    So `{'a': 1, 'b': 2}` equals `{'b': 2, 'a': 1}` and `1` equals `1.0` (JSON has one number type),
-    while `1`, `'1'` and `True` all differ. ragas compares `str()` of the values instead.
-    """
-    return json.dumps(_normalise(value), sort_keys=True, ensure_ascii=False, separators=(',', ':'), default=repr)
-
-
-def _normalise(value: object) -> object:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, Mapping):
-        return {str(k): _normalise(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_normalise(v) for v in value]
-    return value
-
-
-def _identity(call: _Call) -> tuple[str, str | None]:
-    """Equal identities mean equal calls; unreadable arguments equal nothing (callers check for `None`)."""
-    return call.name, None if call.args is None else canonical_json(call.args)
-
-
-def _show(call: _Call) -> str:
-    if call.args is None:
-        return f'{call.name}(<arguments {call.problem}>)'
-    return f'{call.name}({", ".join(f"{k}={v!r}" for k, v in sorted(call.args.items()))})'
-
-
-def _sort_key(call: _Call) -> tuple[str, ...]:
-    """ragas' flexible-order key (name, then each argument name and value) with nested values made canonical."""
-    key = [call.name]
-    for name in sorted(call.args or {}):
-        value = (call.args or {})[name]
-        key += [name, value if isinstance(value, str) else canonical_json(value)]
-    return tuple(key)
-
-
-def _argument_score(call: _Call, reference: _Call) -> float:
-    """Share of the reference's arguments the call got right; extra arguments in the call cost nothing."""
-    if call.args is None:
-        return 0.0
-    if not reference.args:
-        return 0.0 if call.args else 1.0
-    right = sum(k in call.args and canonical_json(call.args[k]) == canonical_json(v) for k, v in reference.args.items())
-    return right / len(reference.args)
-
-
-def _argument_problems(call: _Call, reference: _Call, *, exact: bool) -> list[str]:
-    """What keeps `call` from matching `reference`: under `exact` (F1) every key counts, else only the reference's."""
-    if call.args is None:
-        return [f'arguments {call.problem}']
-    ref_args = reference.args or {}
-    if not ref_args and call.args and not exact:
-        return [f'expected no arguments, got {dict(sorted(call.args.items()))!r}']
-    problems: list[str] = []
-    for key in sorted(ref_args):
-        if key not in call.args:
-            problems.append(f'missing key {key!r}')
-        elif canonical_json(call.args[key]) != canonical_json(ref_args[key]):
-            problems.append(f'key {key!r}: expected {ref_args[key]!r}, got {call.args[key]!r}')
-    if exact:
-        problems += [f'unexpected key {k!r}' for k in sorted(call.args) if k not in ref_args]
-    return problems
-
-
-def _mismatch(call: _Call, reference: _Call, *, exact: bool) -> str | None:
-    problems = _argument_problems(call, reference, exact=exact)
-    return f'{_show(reference)} vs {_show(call)}: {", ".join(problems)}' if problems else None
-
-
-def _listing(calls: list[_Call]) -> str:
-    counts = Counter(_show(c) for c in calls)
-    return ', '.join(f'{shown} (x{n})' if n > 1 else shown for shown, n in sorted(counts.items()))
-
-
-def _sections(*parts: tuple[str, str]) -> str:
-    return ''.join(f'; {label}: {text}' for label, text in parts if text)
-
-
-def _compare(calls: list[_Call], reference: list[_Call]) -> tuple[list[_Call], list[_Call], list[_Call]]:
-    """`(matched, missing, extra)` as multisets: a call matches a reference call with the same identity."""
-    pool: dict[tuple[str, str | None], list[_Call]] = {}
-    for call in calls:
-        if call.args is not None:
-            pool.setdefault(_identity(call), []).append(call)
-    matched: list[_Call] = []
-    missing: list[_Call] = []
-    for ref in reference:
-        candidates = pool.get(_identity(ref))
-        if candidates:
-            candidates.pop(0)
-            matched.append(ref)
-        else:
-            missing.append(ref)
-    leftover = {id(c) for group in pool.values() for c in group}
-    extra = [c for c in calls if c.args is None or id(c) in leftover]
-    return matched, missing, extra
-
-
-def _near_misses(missing: list[_Call], extra: list[_Call]) -> list[str]:
-    """Missing and extra calls of the same tool, paired in sorted order, with their argument differences."""
-    found: list[str] = []
-    for name in sorted({c.name for c in missing} & {c.name for c in extra}):
-        wanted = sorted((c for c in missing if c.name == name), key=_sort_key)
-        got = sorted((c for c in extra if c.name == name), key=_sort_key)
-        found += filter(None, (_mismatch(call, ref, exact=True) for ref, call in zip(wanted, got, strict=False)))
-    return found
-
-
-def _accuracy(calls: list[_Call], reference: list[_Call], strict_order: bool) -> tuple[float, str]:
-    mode = 'strict order' if strict_order else 'any order'
-    if not calls and not reference:
-        return 1.0, 'both reference and actual calls are empty'
-    if not calls or not reference:
-        listing = _sections(('missing', _listing(reference)), ('extra', _listing(calls)))
-        return 0.0, f'{len(reference)} reference call(s), {len(calls)} actual call(s){listing}'
-    if not strict_order:
-        calls, reference = sorted(calls, key=_sort_key), sorted(reference, key=_sort_key)
-    names, expected = [c.name for c in calls], [r.name for r in reference]
-    if names != expected:
-        missing, extra = multiset_diff(expected, names)
-        detail = _sections(('missing tools', _counts(missing)), ('unexpected tools', _counts(extra)))
-        return 0.0, f'tool names not aligned ({mode}): expected {expected!r}, actual {names!r}{detail}'
-    pairs = list(zip(calls, reference, strict=True))
-    total = sum(_argument_score(call, ref) for call, ref in pairs)
-    value = total / len(reference)
-    mismatches = [m for call, ref in pairs if (m := _mismatch(call, ref, exact=False)) is not None]
-    matched = [ref for call, ref in pairs if _argument_score(call, ref) == 1.0]
-    detail = _sections(('matched', _listing(matched)), ('argument mismatches', '; '.join(sorted(mismatches))))
-    return value, f'tool names aligned ({mode}), argument accuracy={total:g}/{len(reference)}={value:.3f}{detail}'
-
-
 def tool_call_accuracy(
     actual: Calls,
     reference_tool_calls: Sequence[Mapping[str, Any]],
@@ -362,11 +253,11 @@ def tool_call_accuracy(
     empty scores 1.0, one empty 0.0. Values compare as `canonical_json`.
     """
     reference = _parse_reference_calls(reference_tool_calls)
-    observed = _observed(actual, include_failed, agent, include_subagents, need_args=True)
+    observed = _observed(actual, include_failed, agent, include_subagents)
     if isinstance(observed, str):
         return MetricResult(0.0, observed)
-    value, reason = _accuracy(observed, reference, strict_order)
-    return MetricResult(value, reason + _scope_suffix(agent, include_subagents))
+    value, reason = accuracy(list(observed), reference, strict_order)
+    return MetricResult(value, reason + scope_suffix(agent, include_subagents))
 
 
 def tool_call_f1(
@@ -383,18 +274,18 @@ def tool_call_f1(
     twice must be expected twice (ragas collapses repeats); both lists empty scores 1.0 (ragas: 0.0).
     """
     reference = _parse_reference_calls(reference_tool_calls)
-    observed = _observed(actual, include_failed, agent, include_subagents, need_args=True)
+    observed = _observed(actual, include_failed, agent, include_subagents)
     if isinstance(observed, str):
         return MetricResult(0.0, observed)
-    scope = _scope_suffix(agent, include_subagents)
+    scope = scope_suffix(agent, include_subagents)
     if not observed and not reference:
         return MetricResult(1.0, f'both reference and actual calls are empty{scope}')
-    matched, missing, extra = _compare(observed, reference)
+    matched, missing, extra = compare(list(observed), reference)
     score = F1Score(len(matched), len(observed), len(reference))
-    reason = score.describe('matched calls') + _sections(
-        ('matched', _listing(matched)),
-        ('missing', _listing(missing)),
-        ('extra', _listing(extra)),
-        ('argument mismatches', '; '.join(_near_misses(missing, extra))),
+    reason = score.describe('matched calls') + sections(
+        ('matched', listing(matched)),
+        ('missing', listing(missing)),
+        ('extra', listing(extra)),
+        ('argument mismatches', '; '.join(near_misses(missing, extra))),
     )
     return MetricResult(score.value, reason + scope)

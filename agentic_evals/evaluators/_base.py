@@ -6,6 +6,7 @@ from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorCont
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
 from ..extract import extract_trajectory
+from ..metrics import scope_suffix
 from ..trajectory import Trajectory
 
 # The built-ins' phrase, kept word for word so reasons read the same after switching imports.
@@ -56,6 +57,4 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
 
     def scope_suffix(self) -> str:
         """`' (agent 'x')'` style note appended to reasons when scoring is narrowed to one agent."""
-        if self.agent is None:
-            return '' if self.include_subagents else ' (top-level agent only)'
-        return f' (agent {self.agent!r}{"" if self.include_subagents else ", sub-agents excluded"})'
+        return scope_suffix(self.agent, self.include_subagents)

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
-from ..scoring import lcs_score, multiset_score
+from ..metrics import trajectory_match
 from ..trajectory import Trajectory
 from ._base import EvaluationValue, TrajectoryEvaluator
 
@@ -47,24 +47,12 @@ class TrajectoryMatch(TrajectoryEvaluator):
         return 0.0
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        actual = trajectory.call_names(
-            include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
+        result = trajectory_match(
+            trajectory,
+            self.expected_trajectory,
+            order=self.order,
+            include_failed=self.include_failed,
+            agent=self.agent,
+            include_subagents=self.include_subagents,
         )
-        expected = list(self.expected_trajectory)
-        scope = self.scope_suffix()
-        if self.order == 'exact':
-            if actual == expected:
-                return EvaluationReason(value=1.0, reason=f'actual trajectory matches expected: {actual!r}{scope}')
-            return EvaluationReason(
-                value=0.0, reason=f'actual trajectory {actual!r} does not equal expected {expected!r}{scope}'
-            )
-        if not actual and not expected:
-            return EvaluationReason(value=1.0, reason=f'both actual and expected trajectories are empty{scope}')
-        if self.order == 'any_order':
-            result, label = multiset_score(expected, actual), 'multiset overlap'
-        else:
-            result, label = lcs_score(expected, actual), 'LCS'
-        return EvaluationReason(
-            value=result.value,
-            reason=f'{result.describe(label)} (expected: {expected!r}, actual: {actual!r}){scope}',
-        )
+        return EvaluationReason(value=result.value, reason=result.reason)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
-from ..scoring import diff_arguments, multiset_diff
-from ..trajectory import ToolCall, Trajectory
+from ..metrics import argument_correctness, tool_correctness
+from ..trajectory import Trajectory
 from ._base import TrajectoryEvaluator
 
 __all__ = ('ArgumentCorrectness', 'ArgumentMatchMode', 'ArgumentOccurrence', 'ToolCorrectness')
@@ -20,10 +18,6 @@ ArgumentMatchMode = Literal['exact', 'subset']
 
 ArgumentOccurrence = Literal['first', 'last']
 """Which call to check when the tool was called several times (or a 0-based index)."""
-
-
-def _counts(counter: Counter[str]) -> str:
-    return ', '.join(f'{name!r} (x{count})' for name, count in sorted(counter.items()))
 
 
 @dataclass(repr=False)
@@ -51,19 +45,15 @@ class ToolCorrectness(TrajectoryEvaluator):
     include_subagents: bool = True
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        called = trajectory.call_names(
-            include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
+        result = tool_correctness(
+            trajectory,
+            self.expected_tools,
+            allow_extra=self.allow_extra,
+            include_failed=self.include_failed,
+            agent=self.agent,
+            include_subagents=self.include_subagents,
         )
-        missing, extra = multiset_diff(self.expected_tools, called)
-        problems: list[str] = []
-        if missing:
-            problems.append(f'missing tools: {_counts(missing)}')
-        if extra and not self.allow_extra:
-            problems.append(f'unexpected tools: {_counts(extra)}')
-        if problems:
-            return EvaluationReason(value=False, reason='; '.join(problems) + self.scope_suffix())
-        summary = _counts(Counter(called)) if called else 'no tools'
-        return EvaluationReason(value=True, reason=f'called {summary}{self.scope_suffix()}')
+        return EvaluationReason(value=result.value, reason=result.reason)
 
 
 @dataclass(repr=False)
@@ -94,38 +84,14 @@ class ArgumentCorrectness(TrajectoryEvaluator):
     include_subagents: bool = True
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        tool = self.tool_name
-        matches = trajectory.calls(
-            include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents, name=tool
+        result = argument_correctness(
+            trajectory,
+            self.tool_name,
+            self.expected_arguments,
+            match_mode=self.match_mode,
+            occurrence=self.occurrence,
+            include_failed=self.include_failed,
+            agent=self.agent,
+            include_subagents=self.include_subagents,
         )
-        scope = self.scope_suffix()
-        if not matches:
-            return EvaluationReason(value=False, reason=f'No calls to tool {tool!r} were recorded.{scope}')
-        call = self._select(matches)
-        if call is None:
-            return EvaluationReason(
-                value=False,
-                reason=(
-                    f'Tool {tool!r} was called {len(matches)} time(s); occurrence={self.occurrence!r} does not select '
-                    "any of them (must be 'first', 'last', or a 0-based index; negative ints are not supported)."
-                    + scope
-                ),
-            )
-        if call.arguments is None:
-            return EvaluationReason(value=False, reason=f'Tool {tool!r} arguments {call.arguments_problem}{scope}')
-        problems = diff_arguments(call.arguments, self.expected_arguments, self.match_mode)
-        if problems:
-            return EvaluationReason(
-                value=False, reason=f'Tool {tool!r} argument mismatch: {"; ".join(problems)}{scope}'
-            )
-        return EvaluationReason(value=True, reason=f'Tool {tool!r} called with {call.arguments!r}{scope}')
-
-    def _select(self, matches: Sequence[ToolCall]) -> ToolCall | None:
-        if self.occurrence == 'first':
-            return matches[0]
-        if self.occurrence == 'last':
-            return matches[-1]
-        # YAML and plain dataclasses do not validate the annotation, so check the type at run time.
-        if isinstance(self.occurrence, int) and 0 <= self.occurrence < len(matches):
-            return matches[self.occurrence]
-        return None
+        return EvaluationReason(value=result.value, reason=result.reason)
