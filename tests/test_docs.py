@@ -6,7 +6,9 @@ so a block can use names defined by the blocks above it. A block fails when it r
 it prints differs from its `# >` comment lines: one `# >` line per printed line, in order. (ruff's
 formatter, which also formats the code in the docs, would rewrite `#>` to `# >`.)
 
-A block whose fence line contains `test="skip"` is shown but not run. A block with `title="NAME"`
+A block whose fence line contains `test="skip"` is shown but not run; one with
+`requires="DIST>=X.Y.Z"` runs only when that distribution is installed at that version or later
+(the suite also runs against the oldest supported releases). A block with `title="NAME"`
 in its fence line (a YAML file, say) is written to NAME in the working directory when the page
 reaches it, so later examples can read it.
 
@@ -33,6 +35,11 @@ PAGE_TIMEOUT = 60
 
 _FENCE = re.compile(r'^```(?P<lang>[\w-]*)(?P<info>.*)$')
 _TITLE = re.compile(r'title="(?P<title>[^"]+)"')
+_REQUIRES = re.compile(r'requires="(?P<dist>[\w.-]+)>=(?P<version>[\d.]+)"')
+
+
+def _release(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r'\d+', text)[:3])
 
 
 @dataclass
@@ -45,7 +52,14 @@ class Block:
 
     @property
     def skip(self) -> bool:
-        return 'test="skip"' in self.info
+        if 'test="skip"' in self.info:
+            return True
+        requires = _REQUIRES.search(self.info)
+        if requires is None:
+            return False
+        from importlib.metadata import version
+
+        return _release(version(requires['dist'])) < _release(requires['version'])
 
     @property
     def title(self) -> str | None:
