@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from pathlib import Path
@@ -212,3 +213,21 @@ def test_relative_paths_stay_relative(tmp_path: Path, monkeypatch: pytest.Monkey
 
     assert trace.sources == (Path('run.jsonl'),)
     assert os.fspath(trace.sources[0]) == 'run.jsonl'
+
+
+def test_the_garbage_collector_is_left_as_it_was(tmp_path: Path) -> None:
+    """Parsing pauses the collector; it must come back on, and stay off when the application turned it off."""
+    path = write_lines(tmp_path / 't.jsonl', request(span('1')), request(span('2', parent='1', start_us=1)))
+    assert gc.isenabled()
+    read_traces(path)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        read_traces(path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    bad = write_lines(tmp_path / 'bad.jsonl', request(span('1')), '{"resourceSpans": [')
+    with pytest.raises(TraceFileError):
+        read_traces(bad)
+    assert gc.isenabled()

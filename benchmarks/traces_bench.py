@@ -1,0 +1,281 @@
+"""Load a generated 1M-span OTLP JSON lines file: speed against a bare JSON parse, and peak memory.
+
+Usage (from the repository root): `python -m benchmarks.traces_bench [--spans N] [--keep DIR]`.
+
+The file holds pydantic-ai-shaped runs (`benchmarks.trees.plan_run`, about 50 spans each: an
+`invoke_agent` root, `chat` spans with tool definitions and output messages, `execute_tool` spans,
+some failed with an exception event), one OTLP request per line as the Collector's file exporter
+writes them. Every 200th trace is split over two lines with another trace in between, so the
+loader has to merge and hold traces open across lines.
+
+Each measurement runs in a fresh subprocess, so its peak RSS (`VmHWM`) is its own; speeds are per
+CPU second of that process (`time.process_time`), which a busy shared machine disturbs less than
+wall time (printed too). "x floor" compares CPU time per span with the floor's.
+
+- floor: `json.loads` of every line, nothing kept (what any reader of this format must pay);
+- load: `load_traces` over the file, every trace's `SpanTree` built and dropped;
+- full: load, then `extract_trajectory` and the five evaluators on every trace;
+- load 2x: `load_traces` over a file twice as big: streaming means the same peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+SPANS = 1_000_000
+SPLIT_EVERY = 200
+BASE_PLANS = 64
+"""Distinct runs planned; traces reuse them under fresh trace ids (ids and names are what differ)."""
+PLACEHOLDER = 'TRACE-ID-PLACEHOLDER-32-CHARS-XX'
+TOOLS_PER_RUN = 34
+
+
+def _nanos(moment: datetime) -> str:
+    return str(int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000)
+
+
+def _value(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        return {'stringValue': value}
+    if isinstance(value, bool):
+        return {'boolValue': value}
+    if isinstance(value, int):
+        return {'intValue': str(value)}
+    if isinstance(value, float):
+        return {'doubleValue': value}
+    return {'arrayValue': {'values': [_value(item) for item in value]}}
+
+
+def _encoded_spans(seed: int) -> list[dict[str, Any]]:
+    from .trees import plan_run
+
+    plan = plan_run(tool_spans=TOOLS_PER_RUN, seed=seed)
+    spans = []
+    for planned in plan.spans:
+        encoded: dict[str, Any] = {
+            'traceId': PLACEHOLDER,
+            'spanId': f'{planned.span_id:016x}',
+            'parentSpanId': '' if planned.parent_span_id is None else f'{planned.parent_span_id:016x}',
+            'flags': 256,
+            'name': planned.name,
+            'kind': 1,
+            'startTimeUnixNano': _nanos(planned.start),
+            'endTimeUnixNano': _nanos(planned.end),
+            'attributes': [{'key': key, 'value': _value(value)} for key, value in planned.attributes],
+            'status': {},
+        }
+        if planned.status == 'error':
+            encoded['status'] = {'code': 2, 'message': 'Please fix the arguments and try again.'}
+            encoded['events'] = [
+                {
+                    'timeUnixNano': _nanos(planned.end),
+                    'name': 'exception',
+                    'attributes': [
+                        {'key': 'exception.type', 'value': {'stringValue': 'ToolRetryError'}},
+                        {'key': 'exception.message', 'value': {'stringValue': 'Please fix the arguments.'}},
+                        {'key': 'exception.escaped', 'value': {'boolValue': False}},
+                    ],
+                }
+            ]
+        spans.append(encoded)
+    return spans
+
+
+def _line(spans: list[dict[str, Any]]) -> str:
+    request = {
+        'resourceSpans': [
+            {
+                'resource': {
+                    'attributes': [
+                        {'key': 'service.name', 'value': {'stringValue': 'support-agent'}},
+                        {'key': 'telemetry.sdk.language', 'value': {'stringValue': 'python'}},
+                    ]
+                },
+                'scopeSpans': [{'scope': {'name': 'pydantic-ai', 'version': '2.62.0'}, 'spans': spans}],
+            }
+        ]
+    }
+    return json.dumps(request, separators=(',', ':')) + '\n'
+
+
+def generate(path: Path, spans: int, seed: int = 7) -> tuple[int, int]:
+    """Write at least `spans` spans; returns (spans, traces) written."""
+    bases = []
+    for index in range(BASE_PLANS):
+        encoded = _encoded_spans(index)
+        half = len(encoded) // 2
+        bases.append((len(encoded), _line(encoded), _line(encoded[:half]), _line(encoded[half:])))
+    rng = random.Random(seed)
+    written = traces = 0
+    pending = ''
+    with path.open('w') as stream:
+        while written < spans:
+            count, whole, first_half, second_half = bases[traces % BASE_PLANS]
+            trace_id = f'{rng.getrandbits(128) | 1:032x}'
+            if traces % SPLIT_EVERY == 0 and not pending:
+                stream.write(first_half.replace(PLACEHOLDER, trace_id))
+                pending = second_half.replace(PLACEHOLDER, trace_id)
+            else:
+                stream.write(whole.replace(PLACEHOLDER, trace_id))
+                stream.write(pending)
+                pending = ''
+            written += count
+            traces += 1
+        stream.write(pending)
+    return written, traces
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements, one per subprocess
+# ---------------------------------------------------------------------------------------------
+
+
+def _peak_mb() -> float:
+    """This process's peak RSS. `VmHWM`, not `ru_maxrss`: Linux carries the latter over from the parent."""
+    try:
+        for line in Path('/proc/self/status').read_text().splitlines():
+            if line.startswith('VmHWM:'):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # elsewhere: the best there is
+
+
+def measure(kind: str, path: Path) -> dict[str, float]:
+    if kind == 'floor':
+        baseline = _peak_mb()
+        wall, cpu = time.perf_counter(), time.process_time()
+        spans = 0
+        with path.open('rb') as stream:
+            for line in stream:
+                document = json.loads(line)
+                for resource_spans in document['resourceSpans']:
+                    for scope_spans in resource_spans['scopeSpans']:
+                        spans += len(scope_spans['spans'])
+        return {
+            'cpu': time.process_time() - cpu,
+            'wall': time.perf_counter() - wall,
+            'spans': spans,
+            'baseline_mb': baseline,
+            'peak_mb': _peak_mb(),
+        }
+
+    from agentic_evals import (
+        ArgumentCorrectness,
+        MaxModelRequests,
+        MaxToolCalls,
+        ToolCorrectness,
+        TrajectoryMatch,
+        evaluator_context,
+    )
+    from agentic_evals.traces import load_traces
+
+    evaluators = [
+        ToolCorrectness(['search', 'read_file', 'run_sql'], allow_extra=True),
+        TrajectoryMatch(['search', 'read_file', 'write_file'], order='in_order'),
+        ArgumentCorrectness('get_weather', {'city': 'Paris'}),
+        MaxToolCalls(40),
+        MaxModelRequests(20),
+    ]
+    full = kind == 'full'
+    baseline = _peak_mb()
+    wall, cpu = time.perf_counter(), time.process_time()
+    spans = traces = passed = 0
+    for trace in load_traces(path):
+        spans += len(trace.tree.nodes_by_id)
+        traces += 1
+        if full:
+            context = evaluator_context(trace.tree)
+            for evaluator in evaluators:
+                reason = evaluator.evaluate(context)
+                passed += reason.value is True or reason.value == 1.0
+    return {
+        'cpu': time.process_time() - cpu,
+        'wall': time.perf_counter() - wall,
+        'spans': spans,
+        'traces': traces,
+        'passed': passed,
+        'baseline_mb': baseline,
+        'peak_mb': _peak_mb(),
+    }
+
+
+def _run(kind: str, path: Path) -> dict[str, float]:
+    output = subprocess.run(
+        [sys.executable, '-m', 'benchmarks.traces_bench', '--measure', kind, str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    result: dict[str, float] = json.loads(output)
+    return result
+
+
+def _machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path('/proc/cpuinfo').read_text().splitlines():
+            if line.startswith('model name'):
+                cpu = line.split(':', 1)[1].strip()
+                break
+    except OSError:
+        pass
+    system = f'{platform.system()} {platform.release()}'
+    return f'{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {system}'
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--spans', type=int, default=SPANS, help='spans in the main file (default: 1,000,000)')
+    parser.add_argument('--keep', type=Path, help='write the files here and keep them (default: a temp dir)')
+    parser.add_argument('--measure', nargs=2, metavar=('KIND', 'PATH'), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:
+        kind, path = args.measure
+        print(json.dumps(measure(kind, Path(path))))
+        return
+
+    with tempfile.TemporaryDirectory() as temporary:
+        directory = args.keep or Path(temporary)
+        directory.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        one, double = directory / 'spans-1x.jsonl', directory / 'spans-2x.jsonl'
+        spans, traces = generate(one, args.spans)
+        generate(double, 2 * args.spans, seed=8)
+        size_mb = one.stat().st_size / 1e6
+        print(f'generated {spans:,} spans in {traces:,} traces ({size_mb:,.0f} MB) and a 2x file', end='')
+        print(f' in {time.perf_counter() - started:.1f} s')
+        print(f'machine: {_machine()}')
+
+        results = {kind: _run(kind, one) for kind in ('floor', 'load', 'full')}
+        results['load 2x'] = _run('load', double)
+        floor_rate = results['floor']['spans'] / results['floor']['cpu']
+        print()
+        print('| measurement | spans | CPU s | wall s | spans/s (CPU) | x floor | peak RSS MB | RSS above start MB |')
+        print('|---|---:|---:|---:|---:|---:|---:|---:|')
+        for kind, result in results.items():
+            rate = result['spans'] / result['cpu']
+            above = result['peak_mb'] - result['baseline_mb']
+            print(
+                f'| {kind} | {int(result["spans"]):,} | {result["cpu"]:.1f} | {result["wall"]:.1f} | {rate:,.0f} '
+                f'| {floor_rate / rate:.2f}x | {result["peak_mb"]:,.0f} | {above:,.0f} |'
+            )
+        growth = results['load 2x']['peak_mb'] / results['load']['peak_mb']
+        print(f'\npeak RSS, 2x file / 1x file: {growth:.2f} (streaming: about 1)')
+        print(f'total {time.perf_counter() - started:.0f} s')
+
+
+if __name__ == '__main__':
+    main()
