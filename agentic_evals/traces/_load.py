@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ._assemble import Assembler, LoadedTrace
+from ._detect import open_reader
 from ._errors import TraceFileError
-from ._readers import Reader, Unit, open_reader
+from ._readers import Reader, Unit
 
 __all__ = ('expand_sources', 'load_traces', 'read_traces')
 

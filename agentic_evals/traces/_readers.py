@@ -1,14 +1,10 @@
-"""Detect a trace file's format from its content and read it in the two passes `load_traces` makes.
-
-Detection, in order: gzip magic bytes (then the rest applies to the decompressed data); binary
-data (control bytes that JSON text cannot hold) is OTLP protobuf; text starting with `{` or `[` is
-JSON, read as JSON lines when its first line is a whole JSON value (or, when that line is broken,
-its second line is), else as one document. Each JSON line or document is then an OTLP request
-(`resourceSpans`), a Jaeger export (`data`), a Jaeger trace (`spans`), or a list of those.
+"""Read a trace file in the two passes `load_traces` makes, one reader class per kind of file.
 
 `scan` is the cheap first pass: which trace ids occur in which unit (line, or the whole file for a
 document or protobuf), found with a regular expression, without decoding JSON. `read` decodes
-unit by unit into the assembler and yields each unit once its spans are in.
+unit by unit into the assembler and yields each unit once its spans are in. Each JSON line or
+document is an OTLP request (`resourceSpans`), a Jaeger export (`data`), a Jaeger trace (`spans`),
+or a list of those.
 """
 
 from __future__ import annotations
@@ -28,17 +24,14 @@ from ._jaeger import decode_jaeger_trace
 from ._otlp_json import decode_request
 from ._otlp_proto import decode_proto, parse_proto, proto_trace_ids
 
-__all__ = ('Reader', 'Unit', 'open_reader', 'parse_json')
+__all__ = ('ERRORS', 'JsonDocumentReader', 'JsonLinesReader', 'ProtobufReader', 'Reader', 'Unit', 'parse_json')
 
 Unit = int | None
 """A line number, or None for a file read as a whole."""
 
-_HEAD = 4096
 _TRACE_ID = re.compile(rb'"trace[Ii][Dd]"\s*:\s*"([^"]*)"')
-_CONTROL = re.compile(rb'[\x00-\x08\x0b\x0c\x0e-\x1f]')
 _WHITESPACE = frozenset(b' \t\r\n')
-_BOM = b'\xef\xbb\xbf'
-_ERRORS = (OSError, EOFError, zlib.error)
+ERRORS = (OSError, EOFError, zlib.error)
 
 
 def parse_json(data: bytes) -> Any:
@@ -109,7 +102,7 @@ class Reader:
         try:
             with self.open() as stream:
                 return stream.read()
-        except _ERRORS as error:
+        except ERRORS as error:
             raise self.io_error(error, None) from None
 
     def io_error(self, error: BaseException, line: int | None) -> TraceFileError:
@@ -161,7 +154,7 @@ class JsonLinesReader(Reader):
                     if found:
                         for raw in dict.fromkeys(found):
                             yield line_number, _scan_key(raw)
-        except _ERRORS as error:
+        except ERRORS as error:
             raise self.io_error(error, line_number) from None
 
     def read(self, assembler: Assembler) -> Iterator[Unit]:
@@ -177,7 +170,7 @@ class JsonLinesReader(Reader):
                         raise TraceFileError(self.path, _line_error(line), line=line_number) from None
                     self.decode(document, line_number, assembler)
                     yield line_number
-        except _ERRORS as error:
+        except ERRORS as error:
             raise self.io_error(error, line_number) from None
 
 
@@ -222,51 +215,3 @@ class ProtobufReader(Reader):
         except BadData as error:
             raise TraceFileError(self.path, str(error)) from None
         yield None
-
-
-def _parses(line: bytes) -> bool:
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    return True
-
-
-def _json_reader(stream: IO[bytes], path: Path, index: int, gzipped: bool) -> Reader:
-    """JSON lines when the first non-blank line is a whole JSON value, or (broken) the second is."""
-    stream.seek(0)
-    lines = (line for line in stream if line.strip())
-    first = next(lines, b'')
-    if _parses(first) or (first.strip() not in (b'{', b'[') and _parses(next(lines, b''))):
-        return JsonLinesReader(path, index, gzipped)
-    return JsonDocumentReader(path, index, gzipped)
-
-
-def open_reader(path: Path, index: int) -> Reader:
-    """The reader for a file's format, detected from its content; raises `TraceFileError`."""
-    try:
-        with open(path, 'rb') as raw:
-            gzipped = raw.read(2) == b'\x1f\x8b'
-    except FileNotFoundError:
-        raise TraceFileError(path, 'no such file') from None
-    except OSError as error:
-        raise TraceFileError(path, f'cannot read: {error.strerror or error}') from None
-    probe = Reader(path, index, gzipped)
-    try:
-        with probe.open() as stream:
-            head = stream.read(_HEAD).removeprefix(_BOM)
-            while head.isspace() and len(head) >= _HEAD:
-                head = stream.read(_HEAD)
-            text = head.lstrip()
-            if not text:
-                raise TraceFileError(path, 'empty file' + (' (nothing inside the gzip data)' if gzipped else ''))
-            if _CONTROL.search(head):
-                if head[0] == 0x0A:  # field 1 (resource_spans), length-delimited: an OTLP request
-                    return ProtobufReader(path, index, gzipped)
-                raise TraceFileError(path, 'unknown format: binary data that is not an OTLP protobuf request')
-            if text[:1] in (b'{', b'['):
-                return _json_reader(stream, path, index, gzipped)
-    except _ERRORS as error:
-        raise probe.io_error(error, None) from None
-    start = text[:40].decode('utf-8', 'replace')
-    raise TraceFileError(path, f'unknown format: text that is not JSON (it starts with {start!r})')
