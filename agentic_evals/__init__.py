@@ -2,12 +2,16 @@
 
 from .capture import Capture, capture
 from .context import evaluator_context
+from .conversations import ConversationFormat, detect_format, trajectory_from_messages
 from .evaluators import (
     ArgumentCorrectness,
     ArgumentMatchMode,
     ArgumentOccurrence,
+    ConversationSource,
     MaxModelRequests,
     MaxToolCalls,
+    ToolCallAccuracy,
+    ToolCallF1,
     ToolCorrectness,
     TrajectoryMatch,
     TrajectoryOrder,
@@ -15,6 +19,15 @@ from .evaluators import (
 from .evaluators.judges import AgentGoalAccuracy, TopicAdherence, TopicAdherenceMode, TrajectoryJudge
 from .evaluators.rendering import render_trajectory
 from .extract import extract_trajectory
+from .metrics import (
+    MetricResult,
+    argument_correctness,
+    canonical_json,
+    tool_call_accuracy,
+    tool_call_f1,
+    tool_correctness,
+    trajectory_match,
+)
 from .registry import evaluator_types
 from .trajectory import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall, Trajectory
 
@@ -26,11 +39,16 @@ __all__ = (
     'ArgumentOccurrence',
     'CallStatus',
     'Capture',
+    'ConversationFormat',
+    'ConversationSource',
     'FailureStage',
     'MaxModelRequests',
     'MaxToolCalls',
+    'MetricResult',
     'ModelRequest',
     'ToolCall',
+    'ToolCallAccuracy',
+    'ToolCallF1',
     'ToolCorrectness',
     'TopicAdherence',
     'TopicAdherenceMode',
@@ -38,9 +56,17 @@ __all__ = (
     'TrajectoryJudge',
     'TrajectoryMatch',
     'TrajectoryOrder',
+    'argument_correctness',
+    'canonical_json',
     'capture',
+    'detect_format',
     'evaluator_context',
     'evaluator_types',
     'extract_trajectory',
     'render_trajectory',
+    'tool_call_accuracy',
+    'tool_call_f1',
+    'tool_correctness',
+    'trajectory_from_messages',
+    'trajectory_match',
 )

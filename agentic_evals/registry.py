@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from pydantic_evals.evaluators import Evaluator
 
-from .evaluators import ArgumentCorrectness, MaxModelRequests, MaxToolCalls, ToolCorrectness, TrajectoryMatch
+from .evaluators import (
+    ArgumentCorrectness,
+    MaxModelRequests,
+    MaxToolCalls,
+    ToolCallAccuracy,
+    ToolCallF1,
+    ToolCorrectness,
+    TrajectoryMatch,
+)
 from .evaluators.judges import AgentGoalAccuracy, TopicAdherence, TrajectoryJudge
 
 __all__ = ('evaluator_types',)
@@ -21,6 +29,8 @@ def evaluator_types() -> list[type[Evaluator[object, object, object]]]:
         ArgumentCorrectness,
         MaxModelRequests,
         MaxToolCalls,
+        ToolCallAccuracy,
+        ToolCallF1,
         ToolCorrectness,
         TopicAdherence,
         TrajectoryJudge,

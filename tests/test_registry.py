@@ -13,6 +13,8 @@ from agentic_evals import (
     ArgumentCorrectness,
     MaxModelRequests,
     MaxToolCalls,
+    ToolCallAccuracy,
+    ToolCallF1,
     ToolCorrectness,
     TrajectoryMatch,
     evaluator_types,
@@ -29,7 +31,9 @@ LONG: list[Evaluator[object, object, object]] = [
     TrajectoryMatch(['search', 'fetch'], order='any_order', evaluation_name='order'),
     ArgumentCorrectness('search', {'q': 'x', 'n': [1, 2]}, match_mode='exact', occurrence=2),
     MaxToolCalls(5, include_failed=False, agent='main'),
-    MaxModelRequests(3, include_subagents=False),
+    MaxModelRequests(3, include_subagents=False, conversation='output'),
+    ToolCallAccuracy([{'name': 'search', 'args': {'q': 'x'}}], strict_order=False, conversation='inputs'),
+    ToolCallF1([{'name': 'search', 'args': {}}], include_failed=True),
 ]
 
 

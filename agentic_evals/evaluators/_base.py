@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
+from ..conversations import trajectory_from_messages
 from ..extract import extract_trajectory
 from ..metrics import scope_suffix
 from ..trajectory import Trajectory
@@ -14,23 +17,30 @@ NO_SPAN_TREE = 'No span tree available — ensure logfire/instrumentation is con
 
 EvaluationValue = bool | float
 
+ConversationSource = Literal['output', 'inputs']
+"""Where a case keeps a conversation to score instead of the spans: its output or its inputs."""
+
 
 class TrajectoryEvaluator(Evaluator[object, object, object]):
     """Base of the evaluators that score the extracted trajectory.
 
     Not a dataclass itself: a dataclass base would put its fields first, and the first field must
     stay the main argument (the short YAML form passes it positionally). Subclasses declare
-    `evaluation_name`, `agent` and `include_subagents` as their own last fields and implement `score`.
+    `evaluation_name`, `agent`, `include_subagents` and `conversation` as their own last fields and
+    implement `score`.
     """
 
     evaluation_name: str | None
     agent: str | None
     include_subagents: bool
+    conversation: ConversationSource | None
 
     def get_default_evaluation_name(self) -> str:
         return self.evaluation_name if isinstance(self.evaluation_name, str) else self.get_serialization_name()
 
     def evaluate(self, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        if self.conversation is not None:
+            return self.score_conversation(getattr(ctx, self.conversation), ctx)
         try:
             tree = ctx.span_tree
         except SpanTreeRecordingError as e:
@@ -39,7 +49,28 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
 
     def score_tree(self, tree: SpanTree, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         """Extract (once per tree), check the agent scope, then `score`."""
-        trajectory = extract_trajectory(tree)
+        return self.score_scoped(extract_trajectory(tree), ctx)
+
+    def score_conversation(self, messages: Any, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        """Score the conversation in the case's output or inputs instead of the spans.
+
+        A message history records no sub-agents, so its calls are attributed to `agent` (to `'main'`
+        when no agent is named). An object with `all_messages()` (a pydantic-ai run result) is read
+        through it.
+        """
+        if callable(getattr(messages, 'all_messages', None)):
+            messages = messages.all_messages()
+        where = f'ctx.{self.conversation}'
+        if messages is None:
+            return EvaluationReason(value=self.failing_value, reason=f'no conversation to score: {where} is None')
+        try:
+            trajectory = trajectory_from_messages(messages, agent=self.agent or 'main')
+        except (ValueError, TypeError) as e:
+            return EvaluationReason(value=self.failing_value, reason=f'{where} is not a conversation: {e}')
+        return self.score_scoped(trajectory, ctx)
+
+    def score_scoped(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        """Check that the scoped agent appears, then `score`."""
         if self.agent is not None and not trajectory.has_agent(self.agent):
             return EvaluationReason(
                 value=self.failing_value,

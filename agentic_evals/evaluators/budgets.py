@@ -8,7 +8,7 @@ from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 from pydantic_evals.otel import SpanTree
 
 from ..trajectory import Trajectory
-from ._base import TrajectoryEvaluator
+from ._base import ConversationSource, TrajectoryEvaluator
 
 __all__ = ('MaxModelRequests', 'MaxToolCalls')
 
@@ -26,6 +26,8 @@ class MaxToolCalls(TrajectoryEvaluator):
         evaluation_name: Name shown in reports instead of the class name.
         agent: Count only the calls of the agent with this name (and its sub-agents').
         include_subagents: With `False`, leave out calls made by sub-agents.
+        conversation: Score the conversation in the case's `'output'` or `'inputs'` (pydantic-ai
+            messages, OpenAI chat messages or ragas messages) instead of the spans.
     """
 
     max_calls: int
@@ -33,6 +35,7 @@ class MaxToolCalls(TrajectoryEvaluator):
     evaluation_name: str | None = field(default=None)
     agent: str | None = None
     include_subagents: bool = True
+    conversation: ConversationSource | None = None
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         count = len(
@@ -58,12 +61,15 @@ class MaxModelRequests(TrajectoryEvaluator):
         evaluation_name: Name shown in reports instead of the class name.
         agent: Count only the requests of the agent with this name (and its sub-agents').
         include_subagents: With `False`, leave out requests made by sub-agents.
+        conversation: Count the model responses of the conversation in the case's `'output'` or
+            `'inputs'` instead of the spans.
     """
 
     max_requests: int
     evaluation_name: str | None = field(default=None)
     agent: str | None = None
     include_subagents: bool = True
+    conversation: ConversationSource | None = None
 
     def score_tree(self, tree: SpanTree, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         metric = ctx.metrics.get('requests')
@@ -74,7 +80,7 @@ class MaxModelRequests(TrajectoryEvaluator):
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         count = trajectory.request_count(agent=self.agent, include_subagents=self.include_subagents)
-        return self._verdict(count, 'span tree')
+        return self._verdict(count, 'span tree' if self.conversation is None else f'ctx.{self.conversation}')
 
     def _verdict(self, count: int, source: str) -> EvaluationReason:
         return EvaluationReason(

@@ -9,7 +9,7 @@ from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
 from ..metrics import trajectory_match
 from ..trajectory import Trajectory
-from ._base import EvaluationValue, TrajectoryEvaluator
+from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator
 
 __all__ = ('TrajectoryMatch', 'TrajectoryOrder')
 
@@ -33,6 +33,8 @@ class TrajectoryMatch(TrajectoryEvaluator):
         evaluation_name: Name shown in reports instead of the class name.
         agent: Score only the calls of the agent with this name (and its sub-agents').
         include_subagents: With `False`, leave out calls made by sub-agents.
+        conversation: Score the conversation in the case's `'output'` or `'inputs'` (pydantic-ai
+            messages, OpenAI chat messages or ragas messages) instead of the spans.
     """
 
     expected_trajectory: list[str]
@@ -41,6 +43,7 @@ class TrajectoryMatch(TrajectoryEvaluator):
     evaluation_name: str | None = field(default=None)
     agent: str | None = None
     include_subagents: bool = True
+    conversation: ConversationSource | None = None
 
     @property
     def failing_value(self) -> EvaluationValue:

@@ -9,7 +9,7 @@ from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
 from ..metrics import _parse_reference_calls, tool_call_accuracy, tool_call_f1
 from ..trajectory import Trajectory
-from ._base import EvaluationValue, TrajectoryEvaluator
+from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator
 
 __all__ = ('ToolCallAccuracy', 'ToolCallF1')
 
@@ -38,6 +38,8 @@ class ToolCallAccuracy(TrajectoryEvaluator):
         evaluation_name: Name shown in reports instead of the class name.
         agent: Score only the calls of the agent with this name (and its sub-agents').
         include_subagents: With `False`, leave out calls made by sub-agents.
+        conversation: Score the conversation in the case's `'output'` or `'inputs'` (pydantic-ai
+            messages, OpenAI chat messages or ragas messages) instead of the spans.
     """
 
     reference_tool_calls: list[dict[str, Any]]
@@ -46,6 +48,7 @@ class ToolCallAccuracy(TrajectoryEvaluator):
     evaluation_name: str | None = field(default=None)
     agent: str | None = None
     include_subagents: bool = True
+    conversation: ConversationSource | None = None
 
     def __post_init__(self) -> None:
         _check(self.reference_tool_calls, super())
@@ -79,6 +82,8 @@ class ToolCallF1(TrajectoryEvaluator):
         evaluation_name: Name shown in reports instead of the class name.
         agent: Score only the calls of the agent with this name (and its sub-agents').
         include_subagents: With `False`, leave out calls made by sub-agents.
+        conversation: Score the conversation in the case's `'output'` or `'inputs'` (pydantic-ai
+            messages, OpenAI chat messages or ragas messages) instead of the spans.
     """
 
     reference_tool_calls: list[dict[str, Any]]
@@ -86,6 +91,7 @@ class ToolCallF1(TrajectoryEvaluator):
     evaluation_name: str | None = field(default=None)
     agent: str | None = None
     include_subagents: bool = True
+    conversation: ConversationSource | None = None
 
     def __post_init__(self) -> None:
         _check(self.reference_tool_calls, super())

@@ -9,7 +9,7 @@ from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
 from ..metrics import argument_correctness, tool_correctness
 from ..trajectory import Trajectory
-from ._base import TrajectoryEvaluator
+from ._base import ConversationSource, TrajectoryEvaluator
 
 __all__ = ('ArgumentCorrectness', 'ArgumentMatchMode', 'ArgumentOccurrence', 'ToolCorrectness')
 
@@ -35,6 +35,8 @@ class ToolCorrectness(TrajectoryEvaluator):
         agent: Score only the calls of the agent with this name (and its sub-agents').
         include_subagents: With `False`, leave out calls made by sub-agents of `agent`
             (of the top-level agent when `agent` is `None`).
+        conversation: Score the conversation in the case's `'output'` or `'inputs'` (pydantic-ai
+            messages, OpenAI chat messages or ragas messages) instead of the spans.
     """
 
     expected_tools: list[str]
@@ -43,6 +45,7 @@ class ToolCorrectness(TrajectoryEvaluator):
     evaluation_name: str | None = field(default=None)
     agent: str | None = None
     include_subagents: bool = True
+    conversation: ConversationSource | None = None
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         result = tool_correctness(
@@ -72,6 +75,8 @@ class ArgumentCorrectness(TrajectoryEvaluator):
         evaluation_name: Name shown in reports instead of the class name.
         agent: Consider only the calls of the agent with this name (and its sub-agents').
         include_subagents: With `False`, leave out calls made by sub-agents.
+        conversation: Score the conversation in the case's `'output'` or `'inputs'` (pydantic-ai
+            messages, OpenAI chat messages or ragas messages) instead of the spans.
     """
 
     tool_name: str
@@ -82,6 +87,7 @@ class ArgumentCorrectness(TrajectoryEvaluator):
     evaluation_name: str | None = field(default=None)
     agent: str | None = None
     include_subagents: bool = True
+    conversation: ConversationSource | None = None
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         result = argument_correctness(
