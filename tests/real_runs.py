@@ -31,10 +31,12 @@ VALIDATION_SPANS = PYDANTIC_AI >= (2, 27, 1)
 RETRY_CAUSE = PYDANTIC_AI >= (2, 60)
 
 
-def expected_calls(content: bool) -> list[tuple[Any, ...]]:
+def expected_calls(
+    content: bool, *, validation_spans: bool = VALIDATION_SPANS, retry_cause: bool = RETRY_CAUSE
+) -> list[tuple[Any, ...]]:
     """(name, status, failure stage, agent path, arguments, output function, issuing response) per tool span."""
     main, expert, crasher = ('main',), ('main', 'expert'), ('crasher',)
-    retry_stage = 'retry' if content or RETRY_CAUSE else 'raised'  # nothing else marks a retry then
+    retry_stage = 'retry' if content or retry_cause else 'raised'  # nothing else marks a retry then
     report = {'title': 'Tool spans', 'summary': 'Arguments live on execute_tool spans.'}
     rows: list[tuple[Any, ...]] = [
         ('search', 'ok', None, main, {'query': 'opentelemetry genai tool spans'}, False, 0),
@@ -56,7 +58,7 @@ def expected_calls(content: bool) -> list[tuple[Any, ...]]:
         ('submit_report', 'ok', None, main, report, True, 12),
         ('explode', 'failed', 'raised', crasher, {'target': 'cache'}, False, 13),
     ]
-    if not VALIDATION_SPANS:
+    if not validation_spans:
         rows = [row for row in rows if row[2] != 'validation']
     if not content:
         rows = [(*row[:4], None, *row[5:]) for row in rows]

@@ -1,0 +1,49 @@
+"""The bundled fixtures: real runs saved in every format load back to the trajectory of a live run.
+
+`fixtures/generate.py` writes them with the latest pydantic-ai, so the expectations are those of a
+release with validation-failure spans and retry causes, whatever release runs this test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentic_evals import extract_trajectory
+from agentic_evals.traces import read_traces
+
+from .real_runs import EXPECTED_REQUESTS, calls_of, expected_calls, requests_of
+
+FIXTURES = Path(__file__).resolve().parent.parent / 'fixtures'
+SCENARIO_FILES = sorted((FIXTURES / 'scenario').glob('v*'))
+
+
+def test_every_version_and_format_is_bundled() -> None:
+    names = {p.name for p in SCENARIO_FILES}
+    for version in (2, 3, 4, 5, 6):
+        for suffix in ('.otlp.jsonl', '.otlp.json', '.otlp.pb', '.jaeger.json'):
+            assert f'v{version}{suffix}' in names
+    for suffix in ('.otlp.jsonl.gz', '.otlp.json.gz', '.otlp.pb.gz', '.jaeger.json.gz'):
+        assert f'v5{suffix}' in names
+
+
+@pytest.mark.parametrize('path', SCENARIO_FILES, ids=lambda p: p.name)
+def test_scenario_fixture_extracts_like_a_live_run(path: Path) -> None:
+    [trace] = read_traces(path)
+    assert trace.warnings == ()
+    trajectory = extract_trajectory(trace.tree)
+    content = 'no-content' not in path.name
+    assert calls_of(trajectory) == expected_calls(content, validation_spans=True, retry_cause=True)
+    assert requests_of(trajectory) == EXPECTED_REQUESTS
+
+
+def test_support_fixtures_hold_one_trace_per_case() -> None:
+    for variant in ('baseline', 'regressed'):
+        traces = read_traces(FIXTURES / 'support' / f'{variant}.otlp.jsonl')
+        assert [t.tree.roots[0].attributes['case_name'] for t in traces] == [
+            'refund',
+            'order_status',
+            'shipping_faq',
+            'damaged_escalation',
+        ]
