@@ -1,6 +1,6 @@
 """The main job on bundled example data: a scripted pydantic-ai agent scored in a pydantic-evals Dataset.
 
-Run it with `make demo` (or `python -m examples.demo`). The agent is the scripted scenario in
+Run it with `python -m examples.live_dataset`. The agent is the scripted scenario in
 `fixtures/scenario.py`: searches and fetches, a `ModelRetry`, arguments that fail validation, a call
 deferred for approval and one for external execution, an output function, delegation to an `expert`
 sub-agent, and a second agent whose tool crashes. No network, no API key.
