@@ -1,12 +1,31 @@
-"""Trace files: load OTLP (JSON lines, JSON, protobuf) and Jaeger JSON as pydantic-evals `SpanTree`s; save OTLP JSON.
+"""Trace files: load OTLP and Jaeger traces as pydantic-evals `SpanTree`s, save captured spans as OTLP JSON.
 
-    for trace in load_traces('runs/'):
-        print(trace.name, extract_trajectory(trace.tree).tool_calls)
+    for trace in load_traces('runs/', 'ci/*.jsonl.gz'):
+        print(trace.name, trace.warnings, extract_trajectory(trace.tree).tool_calls)
 
-The format is detected from the content (gzip included), not the name. `load_traces` streams:
-it yields each trace as soon as its last span is read, so memory grows with the largest trace,
-not with the file. Unusable input raises `TraceFileError` naming the file and line (or byte
-offset); recoverable problems are kept as `LoadedTrace.warnings`.
+    write_otlp_json(captured.spans, 'run1.jsonl')  # or OtlpJsonFileExporter in any SDK pipeline
+
+Formats, detected from the content (not the name), each also gzipped: OTLP JSON lines as the
+Collector's `file` exporter writes them (one `ExportTraceServiceRequest` per line), a single
+(pretty-printed) OTLP JSON document, binary OTLP protobuf, and Jaeger JSON (`{"data": [...]}`).
+
+Decoding: attribute values of every OTLP type are kept (bytes as base64 text; arrays of one scalar
+type as tuples; other arrays and kvlists as compact JSON text); status codes become
+'ok'/'error'/'unset'. `SpanNode` has no events, so the first `exception` event's
+`exception.type` and `exception.message` are copied onto its span's attributes (unless the span
+has its own): pydantic-evals' `SpanNode.from_readable_span` drops events altogether. Resources,
+scopes, span kinds, links and status messages have no place in a `SpanNode` and are dropped.
+
+Streaming: `load_traces` yields each trace as soon as the last line holding its spans is read,
+so memory grows with the largest trace (plus a small index entry per trace id), not with the
+file; spans of one trace spread over lines or files are merged. Protobuf files and single JSON
+documents have no lines and are read whole.
+
+Errors: unusable input raises `TraceFileError` naming the file and line (or byte offset).
+Recoverable problems are recovered from and listed in `LoadedTrace.warnings`: a duplicate span id
+(the first span is kept), a span whose parent is missing (it becomes a root), a child starting
+before its parent (kept), an attribute of an unknown or invalid value type (skipped), a span
+without an end time (it ends when it starts).
 """
 
 from ._assemble import LoadedTrace

@@ -231,3 +231,17 @@ def test_the_garbage_collector_is_left_as_it_was(tmp_path: Path) -> None:
     with pytest.raises(TraceFileError):
         read_traces(bad)
     assert gc.isenabled()
+
+
+def test_public_api_is_sorted_and_complete() -> None:
+    import types
+
+    from agentic_evals import traces
+
+    public = {
+        name
+        for name, value in vars(traces).items()
+        if not name.startswith('_') and not isinstance(value, types.ModuleType)
+    }
+    assert list(traces.__all__) == sorted(traces.__all__)
+    assert set(traces.__all__) == public
