@@ -3,7 +3,7 @@
 In order: gzip magic bytes (the rest then applies to the decompressed data); binary data (control
 bytes, which JSON text cannot hold) starting like an OTLP request is protobuf; text starting with
 `{` or `[` is JSON, read as JSON lines when its first line is a whole JSON value (or, when that
-line is broken, its second line is), else as one document. Anything else is an unknown format.
+line is broken, the next lines are), else as one document. Anything else is an unknown format.
 """
 
 from __future__ import annotations
@@ -32,11 +32,19 @@ def _parses(line: bytes) -> bool:
 
 
 def _json_reader(stream: IO[bytes], path: Path, index: int, gzipped: bool) -> Reader:
-    """JSON lines when the first non-blank line is a whole JSON value, or (broken) the second is."""
+    """JSON lines when the first non-blank line is a whole JSON value, else a document.
+
+    A broken first line still means JSON lines when the next two lines (or the only next one) are
+    whole values, so the error is reported by line: in a multi-line document, lines between the
+    first and the last are never whole values (they end with a comma or an unclosed bracket).
+    """
     stream.seek(0)
     lines = (line for line in stream if line.strip())
     first = next(lines, b'')
-    if _parses(first) or (first.strip() not in (b'{', b'[') and _parses(next(lines, b''))):
+    if _parses(first):
+        return JsonLinesReader(path, index, gzipped)
+    second, third = next(lines, None), next(lines, None)
+    if second is not None and _parses(second) and (third is None or _parses(third)):
         return JsonLinesReader(path, index, gzipped)
     return JsonDocumentReader(path, index, gzipped)
 

@@ -206,3 +206,29 @@ def test_utf8_bom_and_unicode(tmp_path: Path) -> None:
     [trace] = read_traces(path)
 
     assert [node.name for node in trace.tree] == ['caf\u00e9 \u2615']
+
+
+def test_document_whose_second_line_is_a_whole_value(tmp_path: Path) -> None:
+    """A Jaeger export with its one trace on the second line is a document, not JSON lines."""
+    trace = json.loads((DATA / 'jaeger_ui.json').read_text())['data'][0]
+    path = tmp_path / 'export.json'
+    path.write_text('{"data": [\n' + json.dumps(trace) + '\n]}\n')
+
+    [loaded] = read_traces(path)
+
+    assert loaded.trace_id == TRACE_A
+
+
+def test_a_trace_split_over_a_protobuf_and_a_json_lines_file(tmp_path: Path) -> None:
+    first, second, third = collector_requests()
+    binary = tmp_path / 'part1.pb'
+    binary.write_bytes(to_protobuf(first))
+    lines = write_lines(tmp_path / 'part2.jsonl', second, third)
+
+    traces = read_traces(binary, lines)
+
+    by_id = {trace.trace_id: trace for trace in traces}
+    assert by_id[TRACE_A].sources == (binary, lines)
+    assert details(by_id[TRACE_A]) == next(
+        details(trace) for trace in read_traces(COLLECTOR) if trace.trace_id == TRACE_A
+    )
