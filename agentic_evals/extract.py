@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import Any
 
@@ -119,22 +119,23 @@ def _extract(tree: SpanTree) -> Trajectory:
         calls = _recover_issuers(calls, request_spans)
     if failed:
         calls = _in_issue_order(calls, failed, request_spans)
-    call_spans = [c[0] for c in calls]
     names = [c[1] for c in calls]
     kinds = [c[2] for c in calls]
-    issuers = [c[4] for c in calls]
     structure: list[AgentStructure] = []
+    # The closures below outlive this call inside the cached trajectory: they must not hold the
+    # tree, or the cache entry (dropped when the tree dies) would keep the tree alive forever.
+    nodes = tree.nodes_by_id
 
     def agent_structure() -> AgentStructure:
         if not structure:
-            structure.append(_agent_structure(tree, call_spans, request_spans))
+            structure.append(_agent_structure(nodes.values(), [c[0] for c in calls], request_spans))
         return structure[0]
 
     def make_call(index: int) -> ToolCall:
         # One record needs one path: climbing its ancestors beats walking the tree for all of them.
-        span = call_spans[index]
+        span, name, kind, _, issuer = calls[index]
         path = structure[0].call_paths[index] if structure else _path_by_climbing(span)
-        return _tool_call(span, names[index], kinds[index], path, issuers[index])
+        return _tool_call(span, name, kind, path, issuer)
 
     def make_requests() -> tuple[ModelRequest, ...]:
         paths = agent_structure().request_paths
@@ -162,7 +163,9 @@ def _path_by_climbing(node: SpanNode) -> tuple[str, ...]:
     return tuple(reversed(names))
 
 
-def _agent_structure(tree: SpanTree, call_spans: list[SpanNode], request_spans: list[SpanNode]) -> AgentStructure:
+def _agent_structure(
+    nodes: Iterable[SpanNode], call_spans: list[SpanNode], request_spans: list[SpanNode]
+) -> AgentStructure:
     """Agent runs and the agent path of every call and request: a second walk, made only when asked.
 
     Unscoped evaluators never need it, so the common case pays for one walk, not two.
@@ -172,7 +175,7 @@ def _agent_structure(tree: SpanTree, call_spans: list[SpanNode], request_spans: 
     path_of: dict[int, tuple[str, ...]] = {0: ()}  # run -> its agent path, outermost first
     agents: list[AgentRun] = []
     run_of_get = run_of.get
-    for node in tree:
+    for node in nodes:
         parent = node.parent
         if parent is None:
             run = 0

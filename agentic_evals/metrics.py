@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 from .call_matching import CallView, accuracy, canonical_json, compare, counts, listing, near_misses, sections
-from .scoring import F1Score, diff_arguments, lcs_score, multiset_diff, multiset_score
+from .scoring import F1Score, diff_arguments, lcs_score, multiset_score
 from .trajectory import CallList, ToolCall, Trajectory
 
 __all__ = (
@@ -151,7 +151,8 @@ def tool_correctness(
     called = _observed_names(actual, include_failed, agent, include_subagents)
     if isinstance(called, str):
         return MetricResult(False, called)
-    missing, extra = multiset_diff(list(expected_tools), called)
+    want, got = Counter(expected_tools), Counter(called)
+    missing, extra = want - got, got - want
     scope = scope_suffix(agent, include_subagents)
     problems: list[str] = []
     if missing:
@@ -160,7 +161,7 @@ def tool_correctness(
         problems.append(f'unexpected tools: {counts(extra)}')
     if problems:
         return MetricResult(False, '; '.join(problems) + scope)
-    summary = counts(Counter(called)) if called else 'no tools'
+    summary = counts(got) if called else 'no tools'
     return MetricResult(True, f'called {summary}{scope}')
 
 

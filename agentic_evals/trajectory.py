@@ -198,6 +198,7 @@ class Trajectory:
         )
         self._make_structure: Callable[[], AgentStructure] | None = None
         self._selections: dict[_SelectionKey, list[int]] = {}
+        self._name_lists: dict[_SelectionKey, list[str]] = {}
 
     @classmethod
     def from_columns(
@@ -263,9 +264,27 @@ class Trajectory:
     def call_names(
         self, *, include_failed: bool = False, agent: str | None = None, include_subagents: bool = True
     ) -> list[str]:
-        """The names of `calls(...)`, without making the records."""
-        names = self._names
-        return [names[i] for i in self._select(include_failed, agent, include_subagents, None)]
+        """The names of `calls(...)`, without making the records (cached: evaluators share them)."""
+        key = (include_failed, agent, include_subagents, None)
+        selected = self._name_lists.get(key)
+        if selected is None:
+            if agent is None and include_subagents:  # the common case, in one pass
+                allowed = ('ok', 'failed') if include_failed else ('ok',)
+                selected = [n for n, kind in zip(self._names, self._kinds, strict=True) if kind in allowed]
+            else:
+                names = self._names
+                selected = [names[i] for i in self._select(include_failed, agent, include_subagents, None)]
+            self._name_lists[key] = selected
+        return selected
+
+    def call_count(
+        self, *, include_failed: bool = False, agent: str | None = None, include_subagents: bool = True
+    ) -> int:
+        """`len(calls(...))`, without making the records."""
+        if agent is None and include_subagents:
+            kinds = self._kinds
+            return kinds.count('ok') + (kinds.count('failed') if include_failed else 0)
+        return len(self._select(include_failed, agent, include_subagents, None))
 
     def _select(self, include_failed: bool, agent: str | None, include_subagents: bool, name: str | None) -> list[int]:
         key = (include_failed, agent, include_subagents, name)
@@ -273,7 +292,10 @@ class Trajectory:
         if selected is None:
             allowed = ('ok', 'failed') if include_failed else ('ok',)
             names, kinds = self._names, self._kinds
-            selected = [i for i, kind in enumerate(kinds) if kind in allowed and (name is None or names[i] == name)]
+            if name is None:
+                selected = [i for i, kind in enumerate(kinds) if kind in allowed]
+            else:
+                selected = [i for i, n in enumerate(names) if n == name and kinds[i] in allowed]
             if agent is not None or not include_subagents:
                 paths = self._agent_structure().call_paths
                 selected = [i for i in selected if belongs_to(paths[i], agent, include_subagents)]

@@ -171,3 +171,23 @@ def test_extraction_runs_once_per_tree(monkeypatch: object) -> None:
     tree.add_spans([b.nodes[-1]])  # a tree that grew is extracted again
     assert names(extract_trajectory(tree).tool_calls) == ['a', 'b']
     assert len(calls) == 2
+
+
+def test_the_cache_lets_trees_go() -> None:
+    """The cached trajectory must not keep its tree alive (its lazy parts hold spans, not the tree)."""
+    import gc
+    import weakref
+
+    refs = []
+    for _ in range(3):
+        b = TreeBuilder()
+        root = b.agent('main')
+        b.tool('a', b.tool('ask', root))
+        tree = b.build()
+        trajectory = extract_trajectory(tree)
+        assert trajectory.agents and trajectory.tool_calls and trajectory.model_requests == ()
+        refs.append(weakref.ref(tree))
+        del tree, trajectory
+    gc.collect()
+    assert [r() for r in refs] == [None, None, None]
+    assert not extract._cache

@@ -38,10 +38,8 @@ class MaxToolCalls(TrajectoryEvaluator):
     conversation: ConversationSource | None = None
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        count = len(
-            trajectory.call_names(
-                include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
-            )
+        count = trajectory.call_count(
+            include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
         )
         return EvaluationReason(
             value=count <= self.max_calls, reason=f'{count} tool call(s), budget={self.max_calls}{self.scope_suffix()}'
