@@ -190,4 +190,3 @@ def test_the_cache_lets_trees_go() -> None:
         del tree, trajectory
     gc.collect()
     assert [r() for r in refs] == [None, None, None]
-    assert not extract._cache
