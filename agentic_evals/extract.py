@@ -67,7 +67,10 @@ def _extract(tree: SpanTree) -> Trajectory:
     # One tuple per call, split into columns after the walk.
     calls: list[_Call] = []
     add_call = calls.append
-    failed: list[int] = []  # positions of failed calls: the only ones that can be out of order
+    # Positions of calls that failed validation: the only ones that can start out of order
+    # (pydantic-ai sets the failure stage on every such span it emits, since 2.27.1).
+    invalid: list[int] = []
+    failure_stage_key = pydantic_ai.FAILURE_STAGE
     orphans = False  # a call with no model request before it under its parent
     request_spans: list[SpanNode] = []
     # A call's issuer is the latest model request under the same parent span (its agent run):
@@ -104,7 +107,8 @@ def _extract(tree: SpanTree) -> Trajectory:
                 kind = 'deferred'
             elif node.status == 'error':
                 kind = 'failed'
-                failed.append(len(calls))
+                if attrs.get(failure_stage_key) == 'validation':
+                    invalid.append(len(calls))
             else:
                 kind = 'ok'
             parent = id(node.parent)
@@ -117,8 +121,8 @@ def _extract(tree: SpanTree) -> Trajectory:
             request_spans.append(node)
     if orphans and request_spans:
         calls = _recover_issuers(calls, request_spans)
-    if failed:
-        calls = _in_issue_order(calls, failed, request_spans)
+    if invalid:
+        calls = _in_issue_order(calls, invalid, request_spans)
     names = [c[1] for c in calls]
     kinds = [c[2] for c in calls]
     structure: list[AgentStructure] = []
@@ -236,7 +240,7 @@ def _recover_issuers(calls: list[_Call], requests: list[SpanNode]) -> list[_Call
     return recovered
 
 
-def _in_issue_order(calls: list[_Call], failed: list[int], requests: list[SpanNode]) -> list[_Call]:
+def _in_issue_order(calls: list[_Call], invalid: list[int], requests: list[SpanNode]) -> list[_Call]:
     """Start order, except that each model response's calls take the order the model issued them in.
 
     A call's issuer is the latest model request of its own agent run before it. pydantic-ai
@@ -249,12 +253,12 @@ def _in_issue_order(calls: list[_Call], failed: list[int], requests: list[SpanNo
     """
     reordered: list[_Call] | None = None
     seen: set[tuple[int, int]] = set()
-    for index in failed:
-        span, _, _, run, issuer = calls[index]
+    for index in invalid:
+        _, _, _, run, issuer = calls[index]
         if index + 1 == len(calls) or issuer is None or (issuer, run) in seen:
             continue
         following = calls[index + 1]
-        if following[3] != run or following[4] != issuer or failure_stage(span) != 'validation':
+        if following[3] != run or following[4] != issuer:
             continue
         seen.add((issuer, run))
         slots = _sibling_slots(calls, index, run, issuer)
