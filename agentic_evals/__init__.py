@@ -28,7 +28,9 @@ from .metrics import (
     tool_correctness,
     trajectory_match,
 )
+from .offline import evaluate_traces, evaluate_traces_sync
 from .registry import evaluator_types
+from .traces import LoadedTrace, TraceFileError, load_traces, read_traces, write_otlp_json
 from .trajectory import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall, Trajectory
 
 __all__ = (
@@ -42,6 +44,7 @@ __all__ = (
     'ConversationFormat',
     'ConversationSource',
     'FailureStage',
+    'LoadedTrace',
     'MaxModelRequests',
     'MaxToolCalls',
     'MetricResult',
@@ -52,6 +55,7 @@ __all__ = (
     'ToolCorrectness',
     'TopicAdherence',
     'TopicAdherenceMode',
+    'TraceFileError',
     'Trajectory',
     'TrajectoryJudge',
     'TrajectoryMatch',
@@ -60,13 +64,18 @@ __all__ = (
     'canonical_json',
     'capture',
     'detect_format',
+    'evaluate_traces',
+    'evaluate_traces_sync',
     'evaluator_context',
     'evaluator_types',
     'extract_trajectory',
+    'load_traces',
+    'read_traces',
     'render_trajectory',
     'tool_call_accuracy',
     'tool_call_f1',
     'tool_correctness',
     'trajectory_from_messages',
     'trajectory_match',
+    'write_otlp_json',
 )

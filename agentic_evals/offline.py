@@ -39,6 +39,7 @@ from .conventions.spans import is_agent_span
 __all__ = (
     'MissingTraceError',
     'TraceLike',
+    'cases_from_traces',
     'evaluate_traces',
     'evaluate_traces_sync',
     'match_traces',
@@ -231,7 +232,12 @@ def _nanoseconds(moment: Any) -> int:
     return int(moment.timestamp() * 1_000_000) * 1000
 
 
-def _cases_from_traces(traces: Sequence[TraceLike]) -> list[Case[Any, Any, Any]]:
+def cases_from_traces(traces: Sequence[TraceLike]) -> list[Case[Any, Any, Any]]:
+    """One case per trace, for scoring without a dataset: named after the trace, inputs from its agent span.
+
+    The name is the root's `case_name` attribute, else the trace's file name; a repeated name gets the
+    first 8 characters of the trace id appended. The metadata holds the `trace_id`.
+    """
     cases: list[Case[Any, Any, Any]] = []
     seen: dict[str, int] = {}
     for t in traces:
@@ -261,7 +267,7 @@ async def evaluate_traces(
     """
     loaded = list(traces)
     if dataset is None:
-        matches = [_Match(c, t, 'trace') for c, t in zip(_cases_from_traces(loaded), loaded, strict=True)]
+        matches = [_Match(c, t, 'trace') for c, t in zip(cases_from_traces(loaded), loaded, strict=True)]
         all_evaluators = list(evaluators)
         report_name = name or 'traces'
     else:

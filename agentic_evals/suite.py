@@ -25,7 +25,7 @@ from pydantic_evals.evaluators import Evaluator
 from pydantic_evals.evaluators.common import DEFAULT_EVALUATORS
 from pydantic_evals.reporting import EvaluationReport
 
-from .offline import TraceLike, _cases_from_traces, evaluate_traces, match_traces
+from .offline import TraceLike, cases_from_traces, evaluate_traces, match_traces
 from .registry import evaluator_types
 
 # PyYAML ships no type stubs; it is only a parser at the file boundary here (pydantic-evals depends on it).
@@ -203,7 +203,7 @@ def pair_cases(
     its own case, named as `evaluate_traces` names it.
     """
     if suite.dataset is None:
-        cases = _cases_from_traces(traces)
+        cases = cases_from_traces(traces)
         return list(zip(cases, traces, strict=True)), []
     pairs = [(m.case, m.trace) for m in match_traces(suite.dataset.cases, traces)]
     used = {id(t) for _, t in pairs if t is not None}
