@@ -20,7 +20,10 @@ __all__ = (
     'Calls',
     'MetricResult',
     'argument_correctness',
+    'budget_reason',
     'canonical_json',
+    'max_model_requests',
+    'max_tool_calls',
     'scope_suffix',
     'tool_call_accuracy',
     'tool_call_f1',
@@ -191,6 +194,49 @@ def trajectory_match(
     else:
         result, label = lcs_score(expected, called), 'LCS'
     return MetricResult(result.value, f'{result.describe(label)} (expected: {expected!r}, actual: {called!r}){scope}')
+
+
+def max_tool_calls(
+    actual: Calls,
+    max_calls: int,
+    *,
+    include_failed: bool = True,
+    agent: str | None = None,
+    include_subagents: bool = True,
+) -> MetricResult:
+    """`True` when at most `max_calls` tools were called, failed attempts included (see `MaxToolCalls`)."""
+    if isinstance(actual, Trajectory):
+        if agent is not None and not actual.has_agent(agent):
+            return MetricResult(False, f'agent {agent!r} not found in the trace; agents seen: {actual.agent_names!r}')
+        count = actual.call_count(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
+    else:
+        names = _observed_names(actual, include_failed, agent, include_subagents)
+        count = len(names)
+    reason = f'{count} tool call(s), budget={max_calls}{scope_suffix(agent, include_subagents)}'
+    return MetricResult(count <= max_calls, reason)
+
+
+def max_model_requests(
+    trajectory: Trajectory,
+    max_requests: int,
+    *,
+    agent: str | None = None,
+    include_subagents: bool = True,
+    source: str = 'span tree',
+) -> MetricResult:
+    """`True` when at most `max_requests` model requests were made (see `MaxModelRequests`).
+
+    `source` names where the requests were counted, for the reason.
+    """
+    if agent is not None and not trajectory.has_agent(agent):
+        return MetricResult(False, f'agent {agent!r} not found in the trace; agents seen: {trajectory.agent_names!r}')
+    count = trajectory.request_count(agent=agent, include_subagents=include_subagents)
+    return MetricResult(count <= max_requests, budget_reason(count, source, max_requests, agent, include_subagents))
+
+
+def budget_reason(count: int, source: str, budget: int, agent: str | None, include_subagents: bool) -> str:
+    """The `MaxModelRequests` reason, shared with the evaluator's metric-based path."""
+    return f'{count} model request(s) (from {source}), budget={budget}{scope_suffix(agent, include_subagents)}'
 
 
 def argument_correctness(

@@ -10,7 +10,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic_evals.evaluators import EvaluationReason
 
-from agentic_evals import ArgumentCorrectness, ToolCorrectness, TrajectoryMatch, extract_trajectory
+from agentic_evals import (
+    ArgumentCorrectness,
+    MaxModelRequests,
+    MaxToolCalls,
+    ToolCorrectness,
+    TrajectoryMatch,
+    extract_trajectory,
+    max_model_requests,
+    max_tool_calls,
+)
 from agentic_evals.evaluators.reference_calls import ToolCallAccuracy, ToolCallF1
 from agentic_evals.metrics import (
     MetricResult,
@@ -138,6 +147,7 @@ def evaluator_pairs(seed: int) -> list[tuple[Any, Any]]:
     mode = rng.choice(['exact', 'subset'])
     order = rng.choice(['exact', 'in_order', 'any_order'])
     strict = rng.random() < 0.5
+    budget = rng.randint(0, 4)
     return [
         (ToolCorrectness(expected, allow_extra=strict, **flags), lambda t: tool_correctness(t, expected, allow_extra=strict, **flags)),
         (TrajectoryMatch(expected, order=order, **flags), lambda t: trajectory_match(t, expected, order=order, **flags)),
@@ -145,6 +155,9 @@ def evaluator_pairs(seed: int) -> list[tuple[Any, Any]]:
          lambda t: argument_correctness(t, 'search', {'q': 'x'}, match_mode=mode, occurrence=occurrence, **flags)),
         (ToolCallAccuracy(reference, strict_order=strict, **flags), lambda t: tool_call_accuracy(t, reference, strict_order=strict, **flags)),
         (ToolCallF1(reference, **flags), lambda t: tool_call_f1(t, reference, **flags)),
+        (MaxToolCalls(budget, **flags), lambda t: max_tool_calls(t, budget, **flags)),
+        (MaxModelRequests(budget, agent=flags['agent'], include_subagents=flags['include_subagents']),
+         lambda t: max_model_requests(t, budget, agent=flags['agent'], include_subagents=flags['include_subagents'])),
     ]  # fmt: skip
 
 
@@ -164,6 +177,7 @@ def test_functions_report_what_the_evaluators_report(seed: int) -> None:
 
 def test_plain_lists() -> None:
     assert tool_correctness(['a', 'b'], ['b', 'a']) == MetricResult(True, "called 'a' (x1), 'b' (x1)")
+    assert max_tool_calls(['a', {'name': 'b', 'args': {}}], 1) == MetricResult(False, '2 tool call(s), budget=1')
     assert trajectory_match([{'name': 'a', 'args': {}}], ['a'], order='exact') == MetricResult(
         1.0, "actual trajectory matches expected: ['a']"
     )

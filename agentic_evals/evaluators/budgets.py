@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 from pydantic_evals.otel import SpanTree
 
+from ..metrics import budget_reason, max_model_requests, max_tool_calls
 from ..trajectory import Trajectory
 from ._base import ConversationSource, TrajectoryEvaluator
 
@@ -38,12 +39,14 @@ class MaxToolCalls(TrajectoryEvaluator):
     conversation: ConversationSource | None = None
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        count = trajectory.call_count(
-            include_failed=self.include_failed, agent=self.agent, include_subagents=self.include_subagents
+        result = max_tool_calls(
+            trajectory,
+            self.max_calls,
+            include_failed=self.include_failed,
+            agent=self.agent,
+            include_subagents=self.include_subagents,
         )
-        return EvaluationReason(
-            value=count <= self.max_calls, reason=f'{count} tool call(s), budget={self.max_calls}{self.scope_suffix()}'
-        )
+        return EvaluationReason(value=result.value, reason=result.reason)
 
 
 @dataclass(repr=False)
@@ -73,15 +76,17 @@ class MaxModelRequests(TrajectoryEvaluator):
         metric = ctx.metrics.get('requests')
         if isinstance(metric, (int, float)) and self.agent is None and self.include_subagents:
             # pydantic-evals counted the same spans already; no need to extract.
-            return self._verdict(int(metric), "ctx.metrics['requests']")
+            count = int(metric)
+            reason = budget_reason(count, "ctx.metrics['requests']", self.max_requests, None, True)
+            return EvaluationReason(value=count <= self.max_requests, reason=reason)
         return super().score_tree(tree, ctx)
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        count = trajectory.request_count(agent=self.agent, include_subagents=self.include_subagents)
-        return self._verdict(count, 'span tree' if self.conversation is None else f'ctx.{self.conversation}')
-
-    def _verdict(self, count: int, source: str) -> EvaluationReason:
-        return EvaluationReason(
-            value=count <= self.max_requests,
-            reason=f'{count} model request(s) (from {source}), budget={self.max_requests}{self.scope_suffix()}',
+        result = max_model_requests(
+            trajectory,
+            self.max_requests,
+            agent=self.agent,
+            include_subagents=self.include_subagents,
+            source='span tree' if self.conversation is None else f'ctx.{self.conversation}',
         )
+        return EvaluationReason(value=result.value, reason=result.reason)
