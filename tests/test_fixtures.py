@@ -47,3 +47,30 @@ def test_support_fixtures_hold_one_trace_per_case() -> None:
             'shipping_faq',
             'damaged_escalation',
         ]
+
+
+SUPPORT_FILES = sorted((FIXTURES / 'support').glob('*.*.*'))
+
+
+@pytest.mark.parametrize('path', SUPPORT_FILES, ids=lambda p: p.name)
+def test_support_fixtures_score_the_same_in_every_format(path: Path) -> None:
+    from pydantic_evals import Dataset
+
+    from agentic_evals import evaluate_traces_sync, evaluator_types
+
+    dataset = Dataset[object, object, object].from_file(
+        FIXTURES / 'support' / 'dataset.yaml', custom_evaluator_types=evaluator_types()
+    )
+    report = evaluate_traces_sync(read_traces(path), dataset=dataset)
+    failed = sorted(
+        f'{case.name}:{name}' for case in report.cases for name, result in case.assertions.items() if not result.value
+    )
+    if path.name.startswith('baseline'):
+        assert failed == []
+    else:
+        assert failed == [
+            'damaged_escalation:ArgumentCorrectness',
+            'refund:ArgumentCorrectness',
+            'shipping_faq:ToolCorrectness',
+        ]
+    assert report.failures == []
