@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic_core import to_jsonable_python
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
@@ -22,37 +21,19 @@ from rich.text import Text
 from rich.tree import Tree
 
 from .extract import extract_trajectory
+from .traces import LoadedTrace
 from .trajectory import AgentRun, ModelRequest, ToolCall, Trajectory
 
-__all__ = ('InspectableTrace', 'render_trace', 'trace_json')
+__all__ = ('render_trace', 'trace_json')
 
 PREVIEW = 120
 """Characters of arguments and results shown without `--full`."""
 
 
-class InspectableTrace(Protocol):
-    """What inspection reads of a loaded trace (`agentic_evals.traces.LoadedTrace` is one)."""
-
-    @property
-    def trace_id(self) -> str: ...
-
-    @property
-    def tree(self) -> SpanTree: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def sources(self) -> tuple[Path, ...]: ...
-
-    @property
-    def warnings(self) -> tuple[str, ...]: ...
-
-
 Item = AgentRun | ToolCall | ModelRequest
 
 
-def render_trace(trace: InspectableTrace, *, full: bool = False) -> RenderableType:
+def render_trace(trace: LoadedTrace, *, full: bool = False) -> RenderableType:
     """The trajectory tree of `trace` followed by its summary, scored sequences, notes and warnings."""
     trajectory = extract_trajectory(trace.tree)
     sources = ', '.join(str(s) for s in trace.sources)
@@ -153,7 +134,7 @@ def _request_label(request: ModelRequest, index: int) -> Text:
     )
 
 
-def _footer(trace: InspectableTrace, trajectory: Trajectory) -> Iterator[Text]:
+def _footer(trace: LoadedTrace, trajectory: Trajectory) -> Iterator[Text]:
     calls = trajectory.tool_calls
     counts = {s: sum(c.status == s and not c.is_output_function for c in calls) for s in ('ok', 'failed', 'deferred')}
     outputs = sum(c.is_output_function for c in calls)
@@ -186,7 +167,7 @@ def _duration(delta: timedelta) -> str:
     return f'{seconds * 1000:.1f}ms' if seconds < 1 else f'{seconds:.2f}s'
 
 
-def trace_json(trace: InspectableTrace) -> dict[str, Any]:
+def trace_json(trace: LoadedTrace) -> dict[str, Any]:
     """The trace's trajectory records as JSON-ready data (datetimes as ISO 8601 strings)."""
     trajectory = extract_trajectory(trace.tree)
     data: dict[str, Any] = {

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
 from .call_matching import CallView, accuracy, canonical_json, compare, counts, listing, near_misses, sections
 from .scoring import F1Score, diff_arguments, lcs_score, multiset_score
-from .trajectory import CallList, ToolCall, Trajectory
+from .trajectory import ToolCall, Trajectory
 
 __all__ = (
     'Calls',
@@ -24,6 +24,7 @@ __all__ = (
     'canonical_json',
     'max_model_requests',
     'max_tool_calls',
+    'missing_agent',
     'scope_suffix',
     'tool_call_accuracy',
     'tool_call_f1',
@@ -52,64 +53,45 @@ def scope_suffix(agent: str | None, include_subagents: bool) -> str:
     return f' (agent {agent!r}{"" if include_subagents else ", sub-agents excluded"})'
 
 
+def missing_agent(trajectory: Trajectory, agent: str | None) -> str | None:
+    """Why a scope naming `agent` has nothing to score, or `None` when the agent is in the trajectory."""
+    if agent is None or trajectory.has_agent(agent):
+        return None
+    return f'agent {agent!r} not found in the trace; agents seen: {trajectory.agent_names!r}'
+
+
 def _observed(
     actual: Calls,
     include_failed: bool,
     agent: str | None,
     include_subagents: bool,
-    *,
-    name: str | None = None,
-) -> Sequence[CallView] | str:
+) -> list[CallView] | str:
     """The calls to score, or why there is nothing to score (the agent is not in the trajectory)."""
     if isinstance(actual, Trajectory):
-        if agent is not None and not actual.has_agent(agent):
-            return f'agent {agent!r} not found in the trace; agents seen: {actual.agent_names!r}'
+        if (missing := missing_agent(actual, agent)) is not None:
+            return missing
         scope: dict[str, Any] = {
             'include_failed': include_failed,
             'agent': agent,
             'include_subagents': include_subagents,
         }
-        if name is not None:  # one tool's calls, made into views only when read (one, for 'last')
-            return _LazyViews(actual.calls(**scope, name=name))
         return [_view(c) for c in actual.calls(**scope)]
     if isinstance(actual, (str, bytes)) or not isinstance(actual, Sequence):
         raise TypeError(f'expected a Trajectory or a list of calls, got {type(actual).__name__}')
     if any(isinstance(item, str) for item in actual):
         raise TypeError('this metric compares arguments: pass a Trajectory or {"name", "args"} dicts, not tool names')
-    views = [_parse_call(item, i) for i, item in enumerate(actual)]
-    return views if name is None else [v for v in views if v.name == name]
+    return [_parse_call(item, i) for i, item in enumerate(actual)]
 
 
 def _observed_names(actual: Calls, include_failed: bool, agent: str | None, include_subagents: bool) -> list[str] | str:
     """The names of the calls to score (no records made), or why there is nothing to score."""
     if isinstance(actual, Trajectory):
-        if agent is not None and not actual.has_agent(agent):
-            return f'agent {agent!r} not found in the trace; agents seen: {actual.agent_names!r}'
+        if (missing := missing_agent(actual, agent)) is not None:
+            return missing
         return actual.call_names(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
     if isinstance(actual, (str, bytes)) or not isinstance(actual, Sequence):
         raise TypeError(f'expected a Trajectory or a list of calls, got {type(actual).__name__}')
     return [item if isinstance(item, str) else _parse_call(item, i).name for i, item in enumerate(actual)]
-
-
-class _LazyViews(Sequence[CallView]):
-    """Views of a `CallList`, each made when read, so picking one of many calls parses one."""
-
-    def __init__(self, calls: CallList) -> None:
-        self._calls = calls
-
-    def __len__(self) -> int:
-        return len(self._calls)
-
-    @overload
-    def __getitem__(self, index: int) -> CallView: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[CallView]: ...
-
-    def __getitem__(self, index: int | slice) -> CallView | list[CallView]:
-        if isinstance(index, slice):
-            return [_view(c) for c in self._calls[index]]
-        return _view(self._calls[index])
 
 
 def _view(call: ToolCall) -> CallView:
@@ -206,8 +188,8 @@ def max_tool_calls(
 ) -> MetricResult:
     """`True` when at most `max_calls` tools were called, failed attempts included (see `MaxToolCalls`)."""
     if isinstance(actual, Trajectory):
-        if agent is not None and not actual.has_agent(agent):
-            return MetricResult(False, f'agent {agent!r} not found in the trace; agents seen: {actual.agent_names!r}')
+        if (missing := missing_agent(actual, agent)) is not None:
+            return MetricResult(False, missing)
         count = actual.call_count(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
     else:
         names = _observed_names(actual, include_failed, agent, include_subagents)
@@ -228,8 +210,8 @@ def max_model_requests(
 
     `source` names where the requests were counted, for the reason.
     """
-    if agent is not None and not trajectory.has_agent(agent):
-        return MetricResult(False, f'agent {agent!r} not found in the trace; agents seen: {trajectory.agent_names!r}')
+    if (missing := missing_agent(trajectory, agent)) is not None:
+        return MetricResult(False, missing)
     count = trajectory.request_count(agent=agent, include_subagents=include_subagents)
     return MetricResult(count <= max_requests, budget_reason(count, source, max_requests, agent, include_subagents))
 
@@ -251,20 +233,29 @@ def argument_correctness(
     include_subagents: bool = True,
 ) -> MetricResult:
     """`True` when one call of `tool_name` got `expected_arguments` (see `ArgumentCorrectness`)."""
-    observed = _observed(actual, include_failed, agent, include_subagents, name=tool_name)
-    if isinstance(observed, str):
-        return MetricResult(False, observed)
+    matches: Sequence[ToolCall] | Sequence[CallView]
+    if isinstance(actual, Trajectory):
+        if (missing := missing_agent(actual, agent)) is not None:
+            return MetricResult(False, missing)
+        # A lazy sequence: picking the last of 200 calls makes (and parses) one record.
+        matches = actual.calls(
+            include_failed=include_failed, agent=agent, include_subagents=include_subagents, name=tool_name
+        )
+    else:
+        observed = _observed(actual, include_failed, agent, include_subagents)
+        assert not isinstance(observed, str)  # only a Trajectory has agents to miss
+        matches = [call for call in observed if call.name == tool_name]
     scope = scope_suffix(agent, include_subagents)
-    matches = observed
     if not matches:
         return MetricResult(False, f'No calls to tool {tool_name!r} were recorded.{scope}')
-    call: CallView | None = None
+    picked: ToolCall | CallView | None = None
     if occurrence == 'first':
-        call = matches[0]
+        picked = matches[0]
     elif occurrence == 'last':
-        call = matches[-1]
+        picked = matches[-1]
     elif isinstance(occurrence, int) and 0 <= occurrence < len(matches):
-        call = matches[occurrence]
+        picked = matches[occurrence]
+    call = _view(picked) if isinstance(picked, ToolCall) else picked
     if call is None:
         return MetricResult(
             False,
@@ -303,7 +294,7 @@ def tool_call_accuracy(
     observed = _observed(actual, include_failed, agent, include_subagents)
     if isinstance(observed, str):
         return MetricResult(0.0, observed)
-    value, reason = accuracy(list(observed), reference, strict_order)
+    value, reason = accuracy(observed, reference, strict_order)
     return MetricResult(value, reason + scope_suffix(agent, include_subagents))
 
 
@@ -327,7 +318,7 @@ def tool_call_f1(
     scope = scope_suffix(agent, include_subagents)
     if not observed and not reference:
         return MetricResult(1.0, f'both reference and actual calls are empty{scope}')
-    matched, missing, extra = compare(list(observed), reference)
+    matched, missing, extra = compare(observed, reference)
     score = F1Score(len(matched), len(observed), len(reference))
     reason = score.describe('matched calls') + sections(
         ('matched', listing(matched)),

@@ -9,7 +9,7 @@ from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
 from ..conversations import trajectory_from_messages
 from ..extract import extract_trajectory
-from ..metrics import scope_suffix
+from ..metrics import missing_agent
 from ..trajectory import Trajectory
 
 # The built-ins' phrase, kept word for word so reasons read the same after switching imports.
@@ -71,11 +71,9 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
 
     def score_scoped(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         """Check that the scoped agent appears, then `score`."""
-        if self.agent is not None and not trajectory.has_agent(self.agent):
-            return EvaluationReason(
-                value=self.failing_value,
-                reason=f'agent {self.agent!r} not found in the trace; agents seen: {trajectory.agent_names!r}',
-            )
+        missing = missing_agent(trajectory, self.agent)
+        if missing is not None:
+            return EvaluationReason(value=self.failing_value, reason=missing)
         return self.score(trajectory, ctx)
 
     @property
@@ -85,7 +83,3 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         raise NotImplementedError
-
-    def scope_suffix(self) -> str:
-        """`' (agent 'x')'` style note appended to reasons when scoring is narrowed to one agent."""
-        return scope_suffix(self.agent, self.include_subagents)
