@@ -18,8 +18,10 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
+
 from .inspect_view import render_trace, trace_json
-from .offline import TraceLike
+from .offline import AmbiguousTraceError, scored_cases
 from .reports.compare import compare_documents
 from .reports.compare_view import print_comparison, render_comparison_markdown
 from .reports.document import ReportFileError, document_from_report, dump_document, read_document
@@ -28,7 +30,7 @@ from .reports.junit import render_junit
 from .reports.markdown import render_markdown
 from .reports.progress import TraceProgress
 from .reports.table import make_console, print_report
-from .suite import Suite, SuiteFileError, load_dataset, load_evaluators, pair_cases, score
+from .suite import Suite, SuiteFileError, load_dataset, load_evaluators
 from .traces import LoadedTrace, TraceFileError, load_traces
 
 __all__ = ('build_parser', 'main')
@@ -238,11 +240,9 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f'{path}: cannot write: directory {path.parent} does not exist')
     gates = Gates(args.allow_failures, tuple(args.min_score), args.max_fail_rate)
     progress = TraceProgress(make_console(sys.stderr), enabled=not args.no_progress and sys.stderr.isatty())
+    unused: list[str] = []
     with progress:
-        traces = _load_all(sources, progress)
-        pairs, unused = pair_cases(suite, traces)
-        progress.start_scoring(len(pairs))
-        report = asyncio.run(score(suite, pairs, name=args.name, on_case=progress.scored))
+        report = asyncio.run(_score(suite, sources, progress, unused, name=args.name))
     _warn_unused(suite, unused)
     document = document_from_report(report)
     verdict = check_gates(document, gates, known_names=suite.evaluation_names())
@@ -265,22 +265,48 @@ def _write(path: Path, text: str) -> None:
         raise UsageError(f'{path}: cannot write: {e.strerror or e}') from None
 
 
-def _load_all(sources: Sequence[str], progress: TraceProgress) -> list[LoadedTrace]:
-    traces: list[LoadedTrace] = []
-    for trace in load_traces(*sources):
-        traces.append(trace)
+async def _score(
+    suite: Suite, sources: Sequence[str], progress: TraceProgress, unused: list[str], *, name: str | None
+) -> EvaluationReport[Any, Any, Any]:
+    """Stream the traces through the suite: memory holds one trace (or, with a dataset, the matched ones)."""
+    loaded = 0
+
+    def on_trace(trace: LoadedTrace) -> None:
+        nonlocal loaded
+        loaded += 1
         progress.loaded()
         for warning in trace.warnings:
             message = f'{PROG}: warning: trace {trace.name} ({trace.trace_id}): {warning}'
             progress.console.print(message, markup=False, soft_wrap=True)
-    if not traces:
+
+    cases: list[ReportCase[Any, Any, Any]] = []
+    failures: list[ReportCaseFailure[Any, Any, Any]] = []
+    try:
+        results = scored_cases(
+            load_traces(*sources),
+            dataset=suite.dataset,
+            evaluators=() if suite.dataset is not None else suite.evaluators,
+            on_trace=on_trace,  # type: ignore[arg-type]
+            unmatched=unused,
+        )
+        async for result in results:
+            if not cases and not failures:
+                progress.start_scoring(len(suite.dataset.cases) if suite.dataset is not None else None)
+            if isinstance(result, ReportCase):
+                cases.append(result)
+            else:
+                failures.append(result)
+            progress.scored()
+    except AmbiguousTraceError as e:
+        raise UsageError(f'{e} (pass the traces of one run)') from None
+    if not loaded:
         raise UsageError(f'no traces found in {", ".join(sources)}')
-    return traces
+    return EvaluationReport(name=name or suite.name, cases=cases, failures=failures)
 
 
-def _warn_unused(suite: Suite, unused: Sequence[TraceLike]) -> None:
+def _warn_unused(suite: Suite, unused: Sequence[str]) -> None:
     if unused:
-        names = ', '.join(f'{t.name} ({t.trace_id})' for t in unused[:5])
+        names = ', '.join(unused[:5])
         more = f', and {len(unused) - 5} more' if len(unused) > 5 else ''
         print(
             f'{PROG}: warning: {len(unused)} trace(s) matched no case of {suite.name}: {names}{more}', file=sys.stderr

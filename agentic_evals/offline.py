@@ -1,12 +1,12 @@
 """Run a pydantic-evals Dataset's evaluators over captured traces instead of calling a task.
 
-Each case's task *replays* its trace: the recorded spans are emitted again, with their names,
-attributes, status and timestamps, inside the case, and the case's output is read from the
-trace. pydantic-evals then records that span tree for the case exactly as it records a live run,
-so every evaluator (ours, the built-ins, `HasMatchingSpan`, users' own), the request and token
-metrics, the report's rendering, averages and comparisons all work unchanged. Nothing is re-run.
+Each case is scored on its trace's `SpanTree` directly: the `EvaluatorContext` holds the loaded
+tree, the output read from the trace, the duration of the recorded run and the metrics pydantic-evals
+would have counted from the same spans, so every evaluator (ours, the built-ins, `HasMatchingSpan`,
+users' own) sees what it sees on a live case. Nothing is re-run or re-emitted, and the result is a
+regular pydantic-evals `EvaluationReport`.
 
-Which trace belongs to which case, in order:
+Which trace belongs to which case, in order of preference:
 
 1. a root span whose `case_name` attribute equals the case name (pydantic-evals' case spans
    carry it, so a trace exported from a pydantic-evals run matches itself);
@@ -14,44 +14,55 @@ Which trace belongs to which case, in order:
 3. a trace id in the case's metadata: `metadata['trace_id']` or `metadata.trace_id`
    (32 hex characters, case-insensitive).
 
-A case with no trace becomes a failure in the report (with the rules it tried), not a crash.
+The first rule that finds any trace decides; two traces found by it make the case ambiguous, an
+`AmbiguousTraceError` (scoring one of them silently could hide the other, a regression, say). A
+case with no trace becomes a failure in the report, with the rules it tried.
+
+Traces stream: without a dataset each is scored as soon as it is loaded and then dropped; with
+one, only traces that match a case are kept until they are scored.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+import time
+import traceback
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from opentelemetry import trace
-from opentelemetry.trace import Status, StatusCode
 from pydantic_evals import Case, Dataset
-from pydantic_evals.evaluators import Evaluator
-from pydantic_evals.otel.span_tree import SpanNode, SpanTree
-from pydantic_evals.reporting import EvaluationReport
+from pydantic_evals.evaluators import (
+    EvaluationReason,
+    EvaluationResult,
+    Evaluator,
+    EvaluatorContext,
+    EvaluatorFailure,
+)
+from pydantic_evals.otel.span_tree import SpanTree
+from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
-from .capture import ensure_global_provider
-from .conventions import genai
-from .conventions.spans import is_agent_span
+from .run_io import trace_inputs, trace_output
 
 __all__ = (
+    'AmbiguousTraceError',
+    'CaseMatch',
     'MissingTraceError',
     'TraceLike',
-    'cases_from_traces',
+    'TraceMatcher',
+    'case_from_trace',
     'evaluate_traces',
     'evaluate_traces_sync',
     'match_traces',
+    'score_case',
+    'scored_cases',
+    'span_tree_metrics',
     'trace_inputs',
     'trace_output',
 )
 
 CASE_NAME_ATTRIBUTE = 'case_name'
-# pydantic-ai agent spans (instrumentation version 2+): the whole conversation and the run's output.
-ALL_MESSAGES = 'pydantic_ai.all_messages'
-FINAL_RESULT = 'final_result'
-INPUT_MESSAGES = 'gen_ai.input.messages'
+_RULES = ('case_name attribute', 'file name', 'metadata trace_id')
 
 
 class TraceLike(Protocol):
@@ -68,43 +79,96 @@ class TraceLike(Protocol):
 
 
 class MissingTraceError(LookupError):
-    """A case for which no trace was found; pydantic-evals reports it as the case's failure."""
+    """A case for which no trace was found; reported as the case's failure."""
+
+
+class AmbiguousTraceError(ValueError):
+    """Cases that each match more than one trace by the same rule; `str()` lists them all."""
 
 
 @dataclass(frozen=True)
-class _Match:
+class CaseMatch:
+    """A case and its trace (`None` when none was found), with the rule that paired them."""
+
     case: Case[Any, Any, Any]
     trace: TraceLike | None
     why: str
 
 
-def match_traces(cases: Sequence[Case[Any, Any, Any]], traces: Sequence[TraceLike]) -> list[_Match]:
-    """Pair each case with its trace by the rules in the module docstring (first rule that matches)."""
-    by_case_name: dict[str, TraceLike] = {}
-    by_file_name: dict[str, TraceLike] = {}
-    by_id: dict[str, TraceLike] = {}
-    for t in traces:
-        for root in t.tree.roots:
+@dataclass
+class TraceMatcher:
+    """Pairs streamed traces with a dataset's cases, keeping only traces that match one.
+
+    `offer` each trace as it is loaded, then `matches()`; `unmatched` names the traces no case
+    wanted (their trees are not kept).
+    """
+
+    cases: Sequence[Case[Any, Any, Any]]
+    unmatched: list[str] = field(default_factory=list[str])
+    """`'name (trace id)'` of every offered trace that matches no case."""
+
+    def __post_init__(self) -> None:
+        self._names = [case.name or f'Case {i + 1}' for i, case in enumerate(self.cases)]
+        self._by_name: dict[str, int] = {name: i for i, name in enumerate(self._names)}
+        self._by_id: dict[str, int] = {}
+        for index, case in enumerate(self.cases):
+            wanted = _metadata_trace_id(case.metadata)
+            if wanted is not None:
+                self._by_id.setdefault(wanted, index)
+        # case index -> rule rank -> the traces that rule found for it
+        self._found: dict[int, dict[int, list[TraceLike]]] = {}
+
+    def offer(self, trace: TraceLike) -> bool:
+        """Keep `trace` if it matches a case (by any rule); returns whether it was kept."""
+        hits: list[tuple[int, int]] = []
+        for root in trace.tree.roots:
             value = root.attributes.get(CASE_NAME_ATTRIBUTE)
-            if isinstance(value, str):
-                by_case_name.setdefault(value, t)
-        by_file_name.setdefault(t.name, t)
-        by_id.setdefault(t.trace_id.lower(), t)
-    matches: list[_Match] = []
-    for index, case in enumerate(cases):
-        name = case.name or f'Case {index + 1}'
-        wanted_id = _metadata_trace_id(case.metadata)
-        if name in by_case_name:
-            matches.append(_Match(case, by_case_name[name], 'case_name attribute'))
-        elif name in by_file_name:
-            matches.append(_Match(case, by_file_name[name], 'file name'))
-        elif wanted_id is not None and wanted_id in by_id:
-            matches.append(_Match(case, by_id[wanted_id], 'metadata trace_id'))
-        else:
-            tried = f'no root span with case_name={name!r}, no trace file named {name!r}'
-            tried += f', no trace with id {wanted_id!r}' if wanted_id else ', no trace_id in the metadata'
-            matches.append(_Match(case, None, tried))
-    return matches
+            if isinstance(value, str) and value in self._by_name:
+                hits.append((self._by_name[value], 0))
+        if trace.name in self._by_name:
+            hits.append((self._by_name[trace.name], 1))
+        if trace.trace_id.lower() in self._by_id:
+            hits.append((self._by_id[trace.trace_id.lower()], 2))
+        for case_index, rank in dict.fromkeys(hits):
+            self._found.setdefault(case_index, {}).setdefault(rank, []).append(trace)
+        if not hits:
+            self.unmatched.append(f'{trace.name} ({trace.trace_id})')
+        return bool(hits)
+
+    def matches(self) -> list[CaseMatch]:
+        """Every case with its trace, in case order; raises `AmbiguousTraceError` first if any is ambiguous."""
+        result: list[CaseMatch] = []
+        ambiguous: list[str] = []
+        for index, case in enumerate(self.cases):
+            found = self._found.get(index, {})
+            if not found:
+                result.append(CaseMatch(case, None, self._tried(index)))
+                continue
+            rank = min(found)
+            traces = found[rank]
+            if len(traces) > 1:
+                listed = ', '.join(f'{t.name} ({t.trace_id})' for t in traces)
+                ambiguous.append(
+                    f'case {self._names[index]!r} matches {len(traces)} traces by {_RULES[rank]}: {listed}'
+                )
+            result.append(CaseMatch(case, traces[0], _RULES[rank]))
+        if ambiguous:
+            raise AmbiguousTraceError('; '.join(ambiguous))
+        return result
+
+    def _tried(self, index: int) -> str:
+        name = self._names[index]
+        wanted = _metadata_trace_id(self.cases[index].metadata)
+        tried = f'no root span with case_name={name!r}, no trace file named {name!r}'
+        return tried + (f', no trace with id {wanted!r}' if wanted else ', no trace_id in the metadata')
+
+
+def match_traces(cases: Sequence[Case[Any, Any, Any]], traces: Iterable[TraceLike]) -> list[CaseMatch]:
+    """Pair each case with its trace by the rules in the module docstring."""
+    matcher = TraceMatcher(cases)
+    for trace in traces:
+        matcher.offer(trace)
+    return matcher.matches()
 
 
 def _metadata_trace_id(metadata: object) -> str | None:
@@ -112,143 +176,193 @@ def _metadata_trace_id(metadata: object) -> str | None:
     return value.lower() if isinstance(value, str) else None
 
 
-def _outer_agent_spans(tree: SpanTree) -> list[SpanNode]:
-    """Agent runs not nested in another agent run, in start order."""
-    found: list[SpanNode] = []
-    for node in sorted(tree, key=lambda n: n.start_timestamp):
-        if is_agent_span(node) and not any(is_agent_span(a) for a in node.ancestors):
-            found.append(node)
-    return found
+def case_from_trace(trace: TraceLike, *, name: str | None = None) -> Case[Any, Any, Any]:
+    """The case a trace stands for without a dataset: named after its root's `case_name` (else its file),
+    inputs from its agent span, its trace id in the metadata."""
+    if name is None:
+        roots = trace.tree.roots
+        name = next((v for r in roots if isinstance(v := r.attributes.get(CASE_NAME_ATTRIBUTE), str)), trace.name)
+    return Case(name=name, inputs=trace_inputs(trace.tree), metadata={'trace_id': trace.trace_id})
 
 
-def trace_inputs(tree: SpanTree) -> Any:
-    """The first user prompt of the first outermost agent run, or `None` when not recorded.
+def span_tree_metrics(tree: SpanTree) -> dict[str, int | float]:
+    """The metrics pydantic-evals counts from a live case's spans: `requests`, tokens, `cost`.
 
-    Read from `pydantic_ai.all_messages` on the agent span, else from the first model request's
-    `gen_ai.input.messages`; text parts of the first user message, joined by newlines.
+    Same rules as pydantic-evals' own (model-request spans with `gen_ai.request.model`; `chat`
+    operations count as requests; numeric `gen_ai.usage.*` and `operation.cost` are summed), so a
+    captured case reports what the live case did.
     """
-    agents = _outer_agent_spans(tree)
-    candidates = [a.attributes.get(ALL_MESSAGES) for a in agents[:1]]
-    candidates += [n.attributes.get(INPUT_MESSAGES) for n in sorted(tree, key=lambda n: n.start_timestamp)]
-    for raw in candidates:
-        text = _first_user_text(raw)
-        if text is not None:
-            return text
-    return None
+    metrics: dict[str, int | float] = {}
+    for node in tree:
+        attributes = node.attributes
+        if 'gen_ai.request.model' not in attributes:
+            continue
+        for key, value in attributes.items():
+            if key == 'gen_ai.operation.name' and value == 'chat':
+                metrics['requests'] = metrics.get('requests', 0) + 1
+            elif not isinstance(value, (int, float)) or isinstance(value, bool):
+                continue
+            elif key == 'operation.cost':
+                metrics['cost'] = metrics.get('cost', 0) + value
+            elif key.startswith('gen_ai.usage.details.'):
+                name = key.removeprefix('gen_ai.usage.details.')
+                metrics[name] = metrics.get(name, 0) + value
+            elif key.startswith('gen_ai.usage.'):
+                name = key.removeprefix('gen_ai.usage.')
+                metrics[name] = metrics.get(name, 0) + value
+    return metrics
 
 
-def trace_output(tree: SpanTree) -> Any:
-    """The output of the last outermost agent run that recorded one, or `None`.
+async def score_case(
+    case: Case[Any, Any, Any],
+    trace: TraceLike | None,
+    evaluators: Sequence[Evaluator[Any, Any, Any]],
+    *,
+    why: str = '',
+) -> ReportCase[Any, Any, Any] | ReportCaseFailure[Any, Any, Any]:
+    """Run `evaluators` (and the case's own) on the case's trace, as pydantic-evals runs them on a task's run.
 
-    `final_result` when present (parsed when it is a JSON object or array, as pydantic-ai records
-    structured output), else the text parts of the run's last `gen_ai.output.messages`.
+    The output is read from the trace; the task duration is the recorded run's (its root spans'
+    extent). A case without a trace is a `ReportCaseFailure` whose message says which rules were tried.
     """
-    for agent in reversed(_outer_agent_spans(tree)):
-        value = agent.attributes.get(FINAL_RESULT)
-        if isinstance(value, str):
-            if value[:1] in ('{', '['):
-                try:
-                    return json.loads(value)
-                except json.JSONDecodeError:
-                    return value
-            return value
-        text = _last_assistant_text(agent)
-        if text is not None:
-            return text
-    return None
+    name = case.name or 'case'
+    if trace is None:
+        message = f'{MissingTraceError.__name__}: no trace found for case {name!r}: {why}'
+        return ReportCaseFailure(
+            name=name,
+            inputs=case.inputs,
+            metadata=case.metadata,
+            expected_output=case.expected_output,
+            error_message=message,
+            error_stacktrace='',
+        )
+    tree = trace.tree
+    roots = tree.roots
+    duration = (
+        (max(r.end_timestamp for r in roots) - min(r.start_timestamp for r in roots)).total_seconds() if roots else 0.0
+    )
+    ctx: EvaluatorContext[Any, Any, Any] = EvaluatorContext(
+        name=name,
+        inputs=case.inputs,
+        metadata=case.metadata,
+        expected_output=case.expected_output,
+        output=trace_output(tree),
+        duration=duration,
+        _span_tree=tree,
+        attributes={},
+        metrics=span_tree_metrics(tree),
+    )
+    started = time.perf_counter()
+    outcomes = await asyncio.gather(*(_run_evaluator(e, ctx) for e in [*evaluators, *case.evaluators]))
+    results = [r for outcome in outcomes if isinstance(outcome, list) for r in outcome]
+    assertions, scores, labels = _grouped(results)
+    return ReportCase(
+        name=name,
+        inputs=case.inputs,
+        metadata=case.metadata,
+        expected_output=case.expected_output,
+        output=ctx.output,
+        metrics=ctx.metrics,
+        attributes={},
+        scores=scores,
+        labels=labels,
+        assertions=assertions,
+        task_duration=duration,
+        total_duration=duration + time.perf_counter() - started,
+        trace_id=trace.trace_id,
+        span_id=f'{roots[0].span_id:016x}' if roots else None,
+        evaluator_failures=[o for o in outcomes if isinstance(o, EvaluatorFailure)],
+    )
 
 
-def _messages(raw: object) -> list[dict[str, Any]]:
-    if not isinstance(raw, str):
-        return []
+async def _run_evaluator(
+    evaluator: Evaluator[Any, Any, Any], ctx: EvaluatorContext[Any, Any, Any]
+) -> list[EvaluationResult[Any]] | EvaluatorFailure:
+    """One evaluator's results, or its failure: what pydantic-evals records for it on a live case."""
+    name = evaluator.get_default_evaluation_name()
+    source = evaluator.as_spec()
+    version = evaluator.get_evaluator_version()
     try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        return []
-    return [m for m in value if isinstance(m, dict)] if isinstance(value, list) else []
-
-
-def _text_of(message: dict[str, Any]) -> str | None:
-    parts = message.get('parts')
-    texts = [
-        str(p.get('content'))
-        for p in (parts if isinstance(parts, list) else ())
-        if isinstance(p, dict) and p.get('type') == 'text' and p.get('content') is not None
-    ]
-    return '\n'.join(texts) if texts else None
-
-
-def _first_user_text(raw: object) -> str | None:
-    for message in _messages(raw):
-        if message.get('role') == 'user':
-            text = _text_of(message)
-            if text is not None:
-                return text
-    return None
-
-
-def _last_assistant_text(agent: SpanNode) -> str | None:
-    requests = [
-        n for n in agent.descendants if n.attributes.get(genai.OPERATION_NAME) in genai.MODEL_REQUEST_OPERATIONS
-    ]
-    for node in sorted(requests, key=lambda n: n.start_timestamp, reverse=True):
-        for message in reversed(_messages(node.attributes.get(genai.OUTPUT_MESSAGES))):
-            text = _text_of(message)
-            if text is not None:
-                return text
-    return None
-
-
-def replay(tree: SpanTree) -> None:
-    """Emit the spans of `tree` again, under the current span, with their recorded timestamps.
-
-    Parents are emitted before children (the trees are walked from their roots), so every replayed
-    span has its recorded parent; a recorded root becomes a child of the current span.
-    """
-    tracer = trace.get_tracer('agentic_evals.replay')
-
-    def emit(node: SpanNode, parent: trace.Span | None) -> None:
-        context = trace.set_span_in_context(parent) if parent is not None else None
-        span = tracer.start_span(
-            node.name,
-            context=context,
-            attributes=dict(node.attributes),
-            start_time=_nanoseconds(node.start_timestamp),
+        output = await evaluator.evaluate_async(ctx)
+        named = output if isinstance(output, Mapping) else {name: output}
+        results: list[EvaluationResult[Any]] = []
+        for key, item in named.items():
+            value, reason = (item.value, item.reason) if isinstance(item, EvaluationReason) else (item, None)
+            if not isinstance(value, (bool, int, float, str)):
+                raise ValueError(f'{evaluator!r}.evaluate returned a value of an invalid type: {output!r}.')
+            results.append(
+                EvaluationResult(name=key, value=value, reason=reason, source=source, evaluator_version=version)
+            )
+        return results
+    except Exception as e:
+        return EvaluatorFailure(
+            name=name,
+            error_message=f'{type(e).__name__}: {e}',
+            error_stacktrace=traceback.format_exc(),
+            source=source,
+            error_type=type(e).__name__,
+            evaluator_version=version,
         )
-        if node.status == 'error':
-            span.set_status(Status(StatusCode.ERROR))
-        elif node.status == 'ok':
-            span.set_status(Status(StatusCode.OK))
-        for child in sorted(node.children, key=lambda n: n.start_timestamp):
-            emit(child, span)
-        span.end(end_time=_nanoseconds(node.end_timestamp))
-
-    for root in tree.roots:
-        emit(root, None)
 
 
-def _nanoseconds(moment: Any) -> int:
-    # SpanNode timestamps are aware datetimes with microsecond precision.
-    return int(moment.timestamp() * 1_000_000) * 1000
+def _grouped(
+    results: list[EvaluationResult[Any]],
+) -> tuple[dict[str, EvaluationResult[Any]], dict[str, EvaluationResult[Any]], dict[str, EvaluationResult[Any]]]:
+    """Assertions (bool), scores (numbers), labels (str); a repeated name gets `_2`, `_3`, ... as in pydantic-evals."""
+    assertions: dict[str, EvaluationResult[Any]] = {}
+    scores: dict[str, EvaluationResult[Any]] = {}
+    labels: dict[str, EvaluationResult[Any]] = {}
+    seen: set[str] = set()
+    for result in results:
+        name = result.name
+        if name in seen:
+            suffix = 2
+            while f'{name}_{suffix}' in seen:
+                suffix += 1
+            name = f'{name}_{suffix}'
+        seen.add(name)
+        if isinstance(result.value, bool):
+            assertions[name] = result
+        elif isinstance(result.value, (int, float)):
+            scores[name] = result
+        else:
+            labels[name] = result
+    return assertions, scores, labels
 
 
-def cases_from_traces(traces: Sequence[TraceLike]) -> list[Case[Any, Any, Any]]:
-    """One case per trace, for scoring without a dataset: named after the trace, inputs from its agent span.
+async def scored_cases(
+    traces: Iterable[TraceLike],
+    *,
+    dataset: Dataset[Any, Any, Any] | None = None,
+    evaluators: Sequence[Evaluator[Any, Any, Any]] = (),
+    on_trace: Callable[[TraceLike], None] | None = None,
+    unmatched: list[str] | None = None,
+) -> AsyncIterator[ReportCase[Any, Any, Any] | ReportCaseFailure[Any, Any, Any]]:
+    """Each case's result as soon as it is scored; what `evaluate_traces` collects.
 
-    The name is the root's `case_name` attribute, else the trace's file name; a repeated name gets the
-    first 8 characters of the trace id appended. The metadata holds the `trace_id`.
+    `on_trace` is called with every trace as it is loaded; `unmatched`, when given, receives the
+    names of traces no case of the dataset matched.
     """
-    cases: list[Case[Any, Any, Any]] = []
-    seen: dict[str, int] = {}
-    for t in traces:
-        base = next(
-            (v for r in t.tree.roots if isinstance(v := r.attributes.get(CASE_NAME_ATTRIBUTE), str)),
-            t.name,
-        )
-        seen[base] = seen.get(base, 0) + 1
-        name = base if seen[base] == 1 else f'{base} ({t.trace_id[:8]})'
-        cases.append(Case(name=name, inputs=trace_inputs(t.tree), metadata={'trace_id': t.trace_id}))
-    return cases
+    if dataset is None:
+        seen: dict[str, int] = {}
+        for trace in traces:
+            if on_trace is not None:
+                on_trace(trace)
+            case = case_from_trace(trace)
+            seen[case.name or ''] = seen.get(case.name or '', 0) + 1
+            if seen[case.name or ''] > 1:
+                case = case_from_trace(trace, name=f'{case.name} ({trace.trace_id[:8]})')
+            yield await score_case(case, trace, evaluators)
+        return
+    matcher = TraceMatcher(dataset.cases)
+    for trace in traces:
+        if on_trace is not None:
+            on_trace(trace)
+        matcher.offer(trace)
+    if unmatched is not None:
+        unmatched.extend(matcher.unmatched)
+    for match in matcher.matches():
+        yield await score_case(match.case, match.trace, [*dataset.evaluators, *evaluators], why=match.why)
 
 
 async def evaluate_traces(
@@ -262,26 +376,17 @@ async def evaluate_traces(
 
     With a dataset, each case is paired with its trace (see the module docstring); the case's
     inputs, metadata and expected output come from the dataset, its output from the trace.
-    Without one, every trace is a case named after its file (or its root's `case_name`), with
-    inputs and output read from the trace. Returns a regular pydantic-evals `EvaluationReport`.
+    Without one, every trace is a case named after its root's `case_name` or its file, with inputs
+    and output read from the trace. Raises `AmbiguousTraceError` when a case matches two traces.
     """
-    loaded = list(traces)
-    if dataset is None:
-        matches = [_Match(c, t, 'trace') for c, t in zip(cases_from_traces(loaded), loaded, strict=True)]
-        all_evaluators = list(evaluators)
-        report_name = name or 'traces'
-    else:
-        matches = match_traces(dataset.cases, loaded)
-        all_evaluators = [*dataset.evaluators, *evaluators]
-        report_name = name or dataset.name or 'traces'
-    # pydantic-evals records each case's spans through the global provider.
-    ensure_global_provider()
-    cases, failures = [], []
-    for match in matches:
-        single = Dataset[Any, Any, Any](name=report_name, cases=[match.case], evaluators=all_evaluators)
-        report = await single.evaluate(_task_for(match), name=report_name, progress=False)
-        cases.extend(report.cases)
-        failures.extend(report.failures)
+    cases: list[ReportCase[Any, Any, Any]] = []
+    failures: list[ReportCaseFailure[Any, Any, Any]] = []
+    async for result in scored_cases(traces, dataset=dataset, evaluators=evaluators):
+        if isinstance(result, ReportCase):
+            cases.append(result)
+        else:
+            failures.append(result)
+    report_name = name or (dataset.name if dataset is not None and dataset.name else None) or 'traces'
     return EvaluationReport(name=report_name, cases=cases, failures=failures)
 
 
@@ -294,13 +399,3 @@ def evaluate_traces_sync(
 ) -> EvaluationReport[Any, Any, Any]:
     """`evaluate_traces` for code that is not async (not callable inside a running event loop)."""
     return asyncio.run(evaluate_traces(traces, dataset=dataset, evaluators=evaluators, name=name))
-
-
-def _task_for(match: _Match) -> Any:
-    def replay_trace(inputs: object) -> object:
-        if match.trace is None:
-            raise MissingTraceError(f'no trace found for case {match.case.name!r}: {match.why}')
-        replay(match.trace.tree)
-        return trace_output(match.trace.tree)
-
-    return replay_trace

@@ -5,8 +5,7 @@ dataset with no cases), so the YAML syntax is exactly pydantic-evals' and every 
 it knows, plus ours, is available. Everything a user can get wrong in the file surfaces as a
 `SuiteFileError` naming the file, and the line or the evaluator, instead of a traceback.
 
-Scoring goes one case at a time through `offline.evaluate_traces`, so a progress display can
-advance per case; the result is the same report one call over all traces would give.
+Scoring is `offline.scored_cases`: the CLI streams traces through it.
 """
 
 from __future__ import annotations
@@ -14,24 +13,22 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_evals import Case, Dataset
+from pydantic_evals import Dataset
 from pydantic_evals.evaluators import Evaluator
 from pydantic_evals.evaluators.common import DEFAULT_EVALUATORS
-from pydantic_evals.reporting import EvaluationReport
 
-from .offline import TraceLike, cases_from_traces, evaluate_traces, match_traces
 from .registry import evaluator_types
 
 # PyYAML ships no type stubs; it is only a parser at the file boundary here (pydantic-evals depends on it).
 yaml: Any = importlib.import_module('yaml')
 
-__all__ = ('Suite', 'SuiteFileError', 'load_dataset', 'load_evaluators', 'pair_cases', 'score')
+__all__ = ('Suite', 'SuiteFileError', 'load_dataset', 'load_evaluators')
 
 EVALUATORS_FILE_KEYS = frozenset({'evaluators', 'name', '$schema'})
 
@@ -192,44 +189,3 @@ def _evaluator_message(message: str) -> str:
         return message
     where = 'the dataset evaluators' if match['where'] == 'dataset' else match['where']
     return f'evaluator {match["name"]!r} in {where}: bad arguments: {message[match.end() :]}'
-
-
-def pair_cases(
-    suite: Suite, traces: Sequence[TraceLike]
-) -> tuple[list[tuple[Case[Any, Any, Any], TraceLike | None]], list[TraceLike]]:
-    """Each case with its trace (or `None`), and the traces no case used.
-
-    With a dataset, cases find traces by `offline.match_traces`' rules; without one, every trace is
-    its own case, named as `evaluate_traces` names it.
-    """
-    if suite.dataset is None:
-        cases = cases_from_traces(traces)
-        return list(zip(cases, traces, strict=True)), []
-    pairs = [(m.case, m.trace) for m in match_traces(suite.dataset.cases, traces)]
-    used = {id(t) for _, t in pairs if t is not None}
-    return pairs, [t for t in traces if id(t) not in used]
-
-
-async def score(
-    suite: Suite,
-    pairs: Sequence[tuple[Case[Any, Any, Any], TraceLike | None]],
-    *,
-    name: str | None = None,
-    on_case: Callable[[], None] | None = None,
-) -> EvaluationReport[Any, Any, Any]:
-    """Run the suite's evaluators on each (case, trace) pair; one report, cases in pair order.
-
-    Each pair goes through `evaluate_traces` with only its own trace, which picks that trace by
-    the same rule that paired them, so the result equals one call over all traces.
-    """
-    report_name = name or suite.name
-    cases: list[Any] = []
-    failures: list[Any] = []
-    for case, trace in pairs:
-        single = Dataset[Any, Any, Any](name=report_name, cases=[case], evaluators=list(suite.evaluators))
-        report = await evaluate_traces([trace] if trace is not None else [], dataset=single, name=report_name)
-        cases += report.cases
-        failures += report.failures
-        if on_case is not None:
-            on_case()
-    return EvaluationReport(name=report_name, cases=cases, failures=failures)

@@ -172,6 +172,9 @@ def measure(kind: str, path: Path) -> dict[str, float]:
             'peak_mb': _peak_mb(),
         }
 
+    if kind == 'cli':
+        return _measure_cli(path)
+
     from agentic_evals import (
         ArgumentCorrectness,
         MaxModelRequests,
@@ -210,6 +213,43 @@ def measure(kind: str, path: Path) -> dict[str, float]:
         'baseline_mb': baseline,
         'peak_mb': _peak_mb(),
     }
+
+
+CLI_EVALUATORS = """\
+evaluators:
+- ToolCorrectness: {expected_tools: [search, read_file, run_sql], allow_extra: true}
+- TrajectoryMatch: [search, read_file, write_file]
+- ArgumentCorrectness: {tool_name: get_weather, expected_arguments: {city: Paris}}
+- MaxToolCalls: 40
+- MaxModelRequests: 20
+"""
+
+
+def _measure_cli(path: Path) -> dict[str, float]:
+    """`agentic-evals run --evaluators FILE TRACES --json REPORT`, the command users run, in this process."""
+    import contextlib
+    import io
+
+    from agentic_evals.cli import main as cli
+
+    with tempfile.TemporaryDirectory() as scratch:
+        evaluators, report = Path(scratch) / 'evaluators.yaml', Path(scratch) / 'report.json'
+        evaluators.write_text(CLI_EVALUATORS)
+        baseline = _peak_mb()
+        wall, cpu = time.perf_counter(), time.process_time()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            status = cli(
+                ['run', '--evaluators', str(evaluators), str(path), '--json', str(report), '-q', '--no-progress']
+            )
+        cases = len(json.loads(report.read_text())['cases'])
+        return {
+            'cpu': time.process_time() - cpu,
+            'wall': time.perf_counter() - wall,
+            'traces': cases,
+            'status': status,
+            'baseline_mb': baseline,
+            'peak_mb': _peak_mb(),
+        }
 
 
 def _run(kind: str, path: Path) -> dict[str, float]:
@@ -259,8 +299,11 @@ def main() -> None:
         print(f' in {time.perf_counter() - started:.1f} s')
         print(f'machine: {_machine()}')
 
-        results = {kind: _run(kind, one) for kind in ('floor', 'load', 'full')}
+        results = {kind: _run(kind, one) for kind in ('floor', 'load', 'full', 'cli')}
         results['load 2x'] = _run('load', double)
+        results['cli 2x'] = _run('cli', double)
+        for kind, file in (('cli', one), ('cli 2x', double)):  # the CLI reports cases, not spans
+            results[kind]['spans'] = results['load' if file is one else 'load 2x']['spans']
         floor_rate = results['floor']['spans'] / results['floor']['cpu']
         print()
         print('| measurement | spans | CPU s | wall s | spans/s (CPU) | x floor | peak RSS MB | RSS above start MB |')
@@ -273,7 +316,8 @@ def main() -> None:
                 f'| {floor_rate / rate:.2f}x | {result["peak_mb"]:,.0f} | {above:,.0f} |'
             )
         growth = results['load 2x']['peak_mb'] / results['load']['peak_mb']
-        print(f'\npeak RSS, 2x file / 1x file: {growth:.2f} (streaming: about 1)')
+        cli_growth = results['cli 2x']['peak_mb'] / results['cli']['peak_mb']
+        print(f'\npeak RSS, 2x file / 1x file: load {growth:.2f}, cli {cli_growth:.2f} (streaming: about 1)')
         print(f'total {time.perf_counter() - started:.0f} s')
 
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
@@ -12,7 +17,7 @@ from pydantic_evals.evaluators import ToolCorrectness as BuiltinToolCorrectness
 from pydantic_evals.otel import SpanTree
 from scenario import run_scenario
 
-from agentic_evals import MaxModelRequests, MaxToolCalls, ToolCorrectness, TrajectoryMatch, capture
+from agentic_evals import MaxModelRequests, MaxToolCalls, ToolCorrectness, TrajectoryMatch, capture, extract_trajectory
 from agentic_evals.offline import evaluate_traces_sync, match_traces, trace_inputs, trace_output
 
 from .factories import TreeBuilder
@@ -138,3 +143,82 @@ def test_without_a_dataset_every_trace_is_a_case(scenario_trace: Trace) -> None:
         ('scenario_v5 (ffffffff)', PROMPT, OUTPUT, True),
     ]
     assert report.averages() is not None  # the regular report machinery works
+
+
+def test_a_case_matching_two_traces_is_an_error_naming_both(scenario_trace: Trace) -> None:
+    from agentic_evals.offline import AmbiguousTraceError
+
+    twin = Trace('e' * 32, scenario_trace.tree, scenario_trace.name)
+    dataset = Dataset[str, str, None](name='d', cases=[Case(name='scenario_v5', inputs=PROMPT)])
+    with pytest.raises(AmbiguousTraceError) as raised:
+        evaluate_traces_sync([scenario_trace, twin], dataset=dataset)
+    assert str(raised.value) == (
+        f"case 'scenario_v5' matches 2 traces by file name: scenario_v5 ({scenario_trace.trace_id}),"
+        f' scenario_v5 ({"e" * 32})'
+    )
+
+
+def test_a_better_rule_wins_over_a_weaker_one_without_ambiguity() -> None:
+    by_attribute = named('other', case_name='refund', trace_id=1)
+    by_file = named('refund', trace_id=2)
+    [match] = match_traces([Case(name='refund', inputs=None)], [by_file, by_attribute])
+    assert (match.trace, match.why) == (by_attribute, 'case_name attribute')
+
+
+def test_without_a_dataset_traces_are_scored_as_they_stream(scenario_trace: Trace) -> None:
+    import asyncio
+
+    from agentic_evals.offline import scored_cases
+
+    pulled: list[int] = []
+
+    def traces() -> Iterator[Trace]:
+        for i in range(3):
+            pulled.append(i)
+            yield Trace(f'{i:032x}', scenario_trace.tree, f'run{i}')
+
+    async def first_two() -> list[int]:
+        seen: list[int] = []
+        async for _ in scored_cases(traces(), evaluators=[MaxToolCalls(20)]):
+            seen.append(len(pulled))
+            if len(seen) == 2:
+                break
+        return seen
+
+    # each case is scored right after its trace is read, before the next one is pulled
+    assert asyncio.run(first_two()) == [1, 2]
+
+
+def test_the_case_reports_the_recorded_run(scenario_trace: Trace) -> None:
+    from pydantic_evals.evaluators import MaxDuration
+
+    [case] = evaluate_traces_sync([scenario_trace], evaluators=[MaxDuration(10)]).cases
+    roots = scenario_trace.tree.roots
+    recorded = (max(r.end_timestamp for r in roots) - min(r.start_timestamp for r in roots)).total_seconds()
+    assert case.task_duration == recorded > 0
+    assert case.trace_id == scenario_trace.trace_id
+    assert case.span_id == f'{roots[0].span_id:016x}'
+    requests = extract_trajectory(scenario_trace.tree).model_requests
+    assert case.metrics == {
+        'requests': 14,
+        'input_tokens': sum(r.input_tokens for r in requests),
+        'output_tokens': sum(r.output_tokens for r in requests),
+    }
+
+
+def test_scoring_traces_emits_no_spans_and_needs_no_provider() -> None:
+    """Nothing is replayed: the global provider stays unset, and no span reaches any exporter."""
+    script = textwrap.dedent(
+        """
+        import sys
+        sys.path.insert(0, 'fixtures')
+        from opentelemetry import trace
+        from agentic_evals import MaxToolCalls, evaluate_traces_sync, read_traces
+        report = evaluate_traces_sync(read_traces('fixtures/scenario/v5.otlp.jsonl'), evaluators=[MaxToolCalls(20)])
+        print(type(trace.get_tracer_provider()).__name__, report.cases[0].assertions['MaxToolCalls'].value)
+        """
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, cwd=root, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ['ProxyTracerProvider', 'True']

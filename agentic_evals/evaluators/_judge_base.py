@@ -12,7 +12,7 @@ from pydantic_evals.evaluators import Evaluator, EvaluatorContext, EvaluatorOutp
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
 from ..extract import extract_trajectory
-from ..offline import trace_inputs, trace_output
+from ..run_io import trace_inputs, trace_output
 from ._base import NO_SPAN_TREE
 from ._judge_prompts import NOT_RECORDED
 from .rendering import NO_TRAJECTORY, render_trajectory

@@ -95,7 +95,7 @@ class CaseResult:
     metrics: dict[str, Number] = field(default_factory=dict)
     evaluator_errors: list[EvaluatorError] = field(default_factory=list)
     duration: float = 0.0
-    """Seconds the case's task took (replaying its trace)."""
+    """Seconds the recorded run took: its root spans' extent."""
 
     @property
     def failed(self) -> bool:

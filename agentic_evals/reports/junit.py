@@ -4,11 +4,14 @@ Layout (the subset of the Ant/Jenkins schema that GitHub, GitLab, Jenkins, Azure
 
 - `<testsuites>` with totals; one `<testsuite>` named after the report, one `<testcase>` per case
   and result, `classname` = the case, `name` = the result (evaluator) name;
-- `<failure>` for a failed assertion and for a score below its `--min-score` threshold; `<error>`
-  for an evaluator that raised and for a case that could not run (one `<testcase name="(case)">`);
-- a second `<testsuite name="gates">` with one testcase per gate, so the CI view shows the same
-  verdict as the exit status (a score's gate is on its average, while its per-case testcases fail
-  individually below the threshold).
+- `<failure>` for a failed assertion, `<error>` for an evaluator that raised and for a case that
+  could not run (one `<testcase name="(case)">`) -- unless `--allow-failures` lets them pass, when
+  they are `<skipped>` with the reason, so a CI system that fails on any failure agrees with the
+  exit status;
+- a score is never a failure by itself: `--min-score` gates its average, not each case, so a case
+  below the threshold passes with a note in `<system-out>`;
+- a second `<testsuite name="gates">` with one testcase per gate: the verdict the exit status
+  gives, gate by gate.
 
 Reasons go in the failure message and in `<system-out>` for passing results.
 """
@@ -33,7 +36,7 @@ def render_junit(document: ReportDocument, gates: Gates, verdict: Verdict) -> st
     gate_suite = _gates_suite(verdict)
     for suite in (results, gate_suite):
         root.append(suite)
-    for key in ('tests', 'failures', 'errors'):
+    for key in ('tests', 'failures', 'errors', 'skipped'):
         root.set(key, str(sum(int(s.get(key, '0')) for s in (results, gate_suite))))
     root.set('time', results.get('time', '0'))
     ET.indent(root)
@@ -53,6 +56,10 @@ def _outcome(testcase: ET.Element, tag: str, message: str, kind: str) -> None:
     element.text = _xml(message)
 
 
+def _skipped(testcase: ET.Element, message: str) -> None:
+    ET.SubElement(testcase, 'skipped', message=_xml(_one_line(message))).text = _xml(message)
+
+
 def _output(testcase: ET.Element, text: str | None) -> None:
     if text:
         ET.SubElement(testcase, 'system-out').text = _xml(text)
@@ -60,15 +67,18 @@ def _output(testcase: ET.Element, text: str | None) -> None:
 
 def _results_suite(document: ReportDocument, gates: Gates) -> ET.Element:
     suite = _suite(document.name)
-    tests = failures = errors = 0
+    tests = failures = errors = skipped = 0
     for case in document.cases:
-        # Attribute the case's replay time to its first testcase so suite time adds up.
+        # Attribute the recorded run's time to the case's first testcase so suite time adds up.
         time = case.duration
         for name, assertion in sorted(case.assertions.items()):
             testcase = _testcase(suite, case.name, name, time)
             time = 0.0
             tests += 1
-            if not assertion.value:
+            if not assertion.value and gates.allow_failures:
+                skipped += 1
+                _skipped(testcase, f'allowed failure: {assertion.reason or f"{name} failed"}')
+            elif not assertion.value:
                 failures += 1
                 _outcome(testcase, 'failure', assertion.reason or f'{name} failed', 'AssertionFailed')
             else:
@@ -79,13 +89,10 @@ def _results_suite(document: ReportDocument, gates: Gates) -> ET.Element:
             tests += 1
             threshold = gates.threshold_for(name)
             value = 'n/a' if score.value is None else format_number(score.value, threshold)
+            note = ''
             if threshold is not None and (score.value is None or score.value < threshold):
-                failures += 1
-                head = f'{name} {value} < {format_number(threshold)}'
-                message = f'{head}: {score.reason}' if score.reason else head
-                _outcome(testcase, 'failure', message, 'ScoreBelowMinimum')
-            else:
-                _output(testcase, f'{name} = {value}' + (f': {score.reason}' if score.reason else ''))
+                note = f' (below {format_number(threshold)}; the gate is on the average)'
+            _output(testcase, f'{name} = {value}{note}' + (f': {score.reason}' if score.reason else ''))
         for name, label in sorted(case.labels.items()):
             testcase = _testcase(suite, case.name, name, time)
             time = 0.0
@@ -95,14 +102,22 @@ def _results_suite(document: ReportDocument, gates: Gates) -> ET.Element:
             testcase = _testcase(suite, case.name, error.name, time)
             time = 0.0
             tests += 1
-            errors += 1
-            _outcome(testcase, 'error', error.message, 'EvaluatorError')
+            if gates.allow_failures:
+                skipped += 1
+                _skipped(testcase, f'allowed error: {error.message}')
+            else:
+                errors += 1
+                _outcome(testcase, 'error', error.message, 'EvaluatorError')
     for failure in document.failures:
         testcase = _testcase(suite, failure.name, CASE_TESTCASE)
         tests += 1
-        errors += 1
-        _outcome(testcase, 'error', failure.error, 'CaseFailure')
-    _counts(suite, tests, failures, errors, sum(c.duration for c in document.cases))
+        if gates.allow_failures:
+            skipped += 1
+            _skipped(testcase, f'allowed error: {failure.error}')
+        else:
+            errors += 1
+            _outcome(testcase, 'error', failure.error, 'CaseFailure')
+    _counts(suite, tests, failures, errors, sum(c.duration for c in document.cases), skipped)
     return suite
 
 
@@ -120,11 +135,11 @@ def _gates_suite(verdict: Verdict) -> ET.Element:
     return suite
 
 
-def _counts(suite: ET.Element, tests: int, failures: int, errors: int, time: float) -> None:
+def _counts(suite: ET.Element, tests: int, failures: int, errors: int, time: float, skipped: int = 0) -> None:
     suite.set('tests', str(tests))
     suite.set('failures', str(failures))
     suite.set('errors', str(errors))
-    suite.set('skipped', '0')
+    suite.set('skipped', str(skipped))
     suite.set('time', f'{time:.3f}')
 
 

@@ -38,6 +38,8 @@ class TraceProgress:
         self._scoring: TaskID | None = None
         self.loaded_count = 0
         self.scored_count = 0
+        self._scoring_total: int | None = None
+        self._scoring_requested = False
 
     def __enter__(self) -> TraceProgress:
         return self
@@ -63,15 +65,25 @@ class TraceProgress:
             self._loading = self._progress.add_task('Loading traces', total=None)
         self._progress.update(self._loading, completed=self.loaded_count)
 
-    def start_scoring(self, cases: int) -> None:
-        if cases >= SHOW_AFTER:
+    def start_scoring(self, cases: int | None) -> None:
+        """Start the scoring bar: `cases` to score, or `None` while traces still stream in."""
+        self._scoring_total = cases
+        self._scoring_requested = True
+        if cases is not None and cases >= SHOW_AFTER:
             self._start()
-        if self._started:
-            if self._loading is not None:
-                self._progress.update(self._loading, total=self.loaded_count, completed=self.loaded_count)
-            self._scoring = self._progress.add_task('Scoring cases', total=cases)
+        self._ensure_scoring_task()
+
+    def _ensure_scoring_task(self) -> None:
+        # Streaming shows the bar once enough traces have loaded, which may be after scoring began.
+        if not (self._started and self._scoring is None and self._scoring_requested):
+            return
+        if self._loading is not None and self._scoring_total is not None:
+            self._progress.update(self._loading, total=self.loaded_count, completed=self.loaded_count)
+        self._scoring = self._progress.add_task('Scoring cases', total=self._scoring_total)
+        self._progress.update(self._scoring, completed=self.scored_count)
 
     def scored(self) -> None:
         self.scored_count += 1
+        self._ensure_scoring_task()
         if self._scoring is not None:
-            self._progress.advance(self._scoring)
+            self._progress.update(self._scoring, completed=self.scored_count)

@@ -275,3 +275,19 @@ def test_report_path_that_cannot_be_written(capsys: pytest.CaptureFixture[str], 
     target.mkdir()
     line = _error(capsys, 'run', str(DATASET), traces('baseline'), '--markdown', str(target))
     assert line == f'agentic-evals: error: {target}: cannot write: Is a directory'
+
+
+def test_two_runs_of_the_same_cases_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """Scoring one of two matching traces silently could hide a regression: refuse, naming both."""
+    support = Path(__file__).resolve().parents[2] / 'fixtures' / 'support'
+    done = run_cli(
+        capsys,
+        'run',
+        str(support / 'dataset.yaml'),
+        str(support / 'baseline.otlp.jsonl'),
+        str(support / 'regressed.otlp.jsonl'),
+    )
+    assert done.code == 2
+    assert "case 'refund' matches 2 traces by case_name attribute: baseline (" in done.err
+    assert '(pass the traces of one run)' in done.err
+    assert 'Traceback' not in done.err

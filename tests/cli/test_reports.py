@@ -128,14 +128,14 @@ def _junit(text: str) -> ET.Element:
         for key, value in counts.items():
             assert int(suite.get(key, '-1')) == value, key
             totals[key] += value
-        assert suite.get('skipped') == '0'
+        assert int(suite.get('skipped', '-1')) == sum(len(c.findall('skipped')) for c in cases)
         float(suite.get('time', 'x'))
         for case in cases:
             assert case.get('classname') and case.get('name')
             float(case.get('time', 'x'))
             for outcome in [*case.findall('failure'), *case.findall('error')]:
                 assert outcome.get('message') and outcome.get('type')
-            assert len(case.findall('failure')) + len(case.findall('error')) <= 1
+            assert len(case.findall('failure')) + len(case.findall('error')) + len(case.findall('skipped')) <= 1
     for key, value in totals.items():
         assert int(root.get(key, '-1')) == value, key
     return root
@@ -151,22 +151,33 @@ def test_junit(document: ReportDocument) -> None:
     }
     assert outcomes == {
         'MaxToolCalls': ('failure', 'AssertionFailed', f'{ATTEMPTS} tool call(s), budget=10'),
-        'TrajectoryMatch': (
-            'failure',
-            'ScoreBelowMinimum',
-            'TrajectoryMatch 0.333 < 0.500: LCS=2, precision=2/10=0.200, recall=2/2=1.000, F1=0.333'
-            " (expected: ['search', 'fetch'], actual: ['search', 'fetch', 'check_status', 'compute', 'search',"
-            " 'fetch', 'ask_expert', 'lookup', 'lookup', 'delete_draft'])",
-        ),
+        # a score never fails by itself: its gate is on the average (in the gates suite below)
+        'TrajectoryMatch': ('system-out', None, None),
         'Risk': ('system-out', None, None),
         'Unavailable': ('error', 'EvaluatorError', 'RuntimeError: judge backend unavailable'),
     }
+    [score] = [c for c in results if c.get('name') == 'TrajectoryMatch']
+    assert (score[0].text or '').startswith('TrajectoryMatch = 0.333 (below 0.500; the gate is on the average): LCS=2')
     assert {c.get('classname') for c in results} == {'scenario'}
     assert [(c.get('name'), len(c.findall('failure'))) for c in gate_suite] == [
         ('assertions', 1),
         ('evaluator errors', 1),
         ('min-score TrajectoryMatch', 1),
     ]
+
+
+def test_junit_agrees_with_the_exit_status_when_failures_are_allowed(document: ReportDocument) -> None:
+    """With --allow-failures and passing gates the run exits 0, so nothing in the XML may fail."""
+    gates = Gates(allow_failures=True, min_scores=(MinScore('TrajectoryMatch', 0.2),))
+    verdict = check_gates(document, gates)
+    assert verdict.passed
+    root = _junit(render_junit(document, gates, verdict))
+    assert (root.get('failures'), root.get('errors'), root.get('skipped')) == ('0', '0', '2')
+    skipped = {c.get('name'): c.find('skipped').get('message') for c in root[0] if c.find('skipped') is not None}  # type: ignore[union-attr]
+    assert skipped == {
+        'MaxToolCalls': f'allowed failure: {ATTEMPTS} tool call(s), budget=10',
+        'Unavailable': 'allowed error: RuntimeError: judge backend unavailable',
+    }
 
 
 def test_junit_case_failures_and_unsafe_text() -> None:
