@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from pydantic_evals.evaluators import EvaluationReason
 
 from agentic_evals import ArgumentCorrectness, MaxModelRequests, MaxToolCalls, ToolCorrectness, TrajectoryMatch
@@ -147,3 +150,50 @@ def test_unknown_agent_fails_with_the_agents_seen() -> None:
     reason = "agent 'critic' not found in the trace; agents seen: ['expert', 'main']"
     assert run(TrajectoryMatch(['a'], agent='critic'), tree) == (0.0, reason)
     assert run(MaxToolCalls(9, agent='critic'), tree) == (False, reason)
+
+
+@pytest.mark.parametrize(
+    ('build', 'message'),
+    [
+        (
+            lambda: TrajectoryMatch(['a'], order='sideways'),
+            "TrajectoryMatch: order must be one of 'in_order', 'exact', 'any_order'; got 'sideways'",
+        ),  # type: ignore[arg-type]
+        (
+            lambda: ToolCorrectness('lookup_order'),
+            "ToolCorrectness: expected_tools must be a list of tool names, got 'lookup_order'",
+        ),  # type: ignore[arg-type]
+        (lambda: ToolCorrectness(['a', 1]), 'ToolCorrectness: expected_tools must hold tool names (strings), got 1'),  # type: ignore[list-item]
+        (
+            lambda: ToolCorrectness(['a'], conversation='outputs'),
+            "ToolCorrectness: conversation must be one of 'output', 'inputs'; got 'outputs'",
+        ),  # type: ignore[arg-type]
+        (
+            lambda: ArgumentCorrectness('a', [1]),
+            'ArgumentCorrectness: expected_arguments must be a mapping of argument names to values, got [1]',
+        ),  # type: ignore[arg-type]
+        (
+            lambda: ArgumentCorrectness('a', {}, occurrence='middle'),
+            "ArgumentCorrectness: occurrence must be 'first', 'last' or an index, got 'middle'",
+        ),  # type: ignore[arg-type]
+        (
+            lambda: ArgumentCorrectness('a', {}, match_mode='fuzzy'),
+            "ArgumentCorrectness: match_mode must be one of 'subset', 'exact'; got 'fuzzy'",
+        ),  # type: ignore[arg-type]
+        (lambda: MaxToolCalls(-3), 'MaxToolCalls: max_calls must be a whole number >= 0, got -3'),
+        (lambda: MaxModelRequests(2.5), 'MaxModelRequests: max_requests must be a whole number >= 0, got 2.5'),  # type: ignore[arg-type]
+        (
+            lambda: MaxToolCalls(3, agent=7, include_subagents='no'),
+            "MaxToolCalls: agent must be a string or None, got 7; include_subagents must be true or false, got 'no'",
+        ),  # type: ignore[arg-type]
+    ],
+)
+def test_bad_configuration_fails_at_construction(build: Any, message: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        build()
+    assert str(raised.value) == message
+
+
+def test_an_index_out_of_range_is_not_a_configuration_error() -> None:
+    """How often a tool is called varies per run: a missing occurrence fails the evaluation, as in pydantic-evals."""
+    assert ArgumentCorrectness('a', {}, occurrence=-1).occurrence == -1

@@ -211,7 +211,7 @@ def test_bad_reference_calls_fail_at_construction(reference: Any, error: str) ->
     for evaluator in (ToolCallAccuracy, ToolCallF1):
         with pytest.raises(ValueError) as info:
             evaluator(reference)
-        assert str(info.value) == error
+        assert str(info.value) == f'{evaluator.__name__}: {error}'
 
 
 def test_yaml_round_trip(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from ..conversations import trajectory_from_messages
 from ..extract import extract_trajectory
 from ..metrics import missing_agent
 from ..trajectory import Trajectory
+from . import _checks as checks
 
 # The built-ins' phrase, kept word for word so reasons read the same after switching imports.
 NO_SPAN_TREE = 'No span tree available — ensure logfire/instrumentation is configured.'
@@ -19,6 +20,7 @@ EvaluationValue = bool | float
 
 ConversationSource = Literal['output', 'inputs']
 """Where a case keeps a conversation to score instead of the spans: its output or its inputs."""
+CONVERSATIONS = ('output', 'inputs')
 
 
 class TrajectoryEvaluator(Evaluator[object, object, object]):
@@ -34,6 +36,22 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
     agent: str | None
     include_subagents: bool
     conversation: ConversationSource | None
+
+    def __post_init__(self) -> None:
+        problems = [
+            checks.optional_str('evaluation_name', self.evaluation_name),
+            checks.optional_str('agent', self.agent),
+            checks.flag('include_subagents', self.include_subagents),
+            None if self.conversation is None else checks.choice('conversation', self.conversation, CONVERSATIONS),
+            *self.problems(),
+        ]
+        found = [p for p in problems if p is not None]
+        if found:
+            raise ValueError(f'{type(self).__name__}: {"; ".join(found)}')
+
+    def problems(self) -> list[str | None]:
+        """The subclass's own configuration problems (see `_checks`); `None` entries are fine."""
+        return []
 
     def get_default_evaluation_name(self) -> str:
         return self.evaluation_name if isinstance(self.evaluation_name, str) else self.get_serialization_name()

@@ -9,6 +9,7 @@ from pydantic_evals.otel import SpanTree
 
 from ..metrics import budget_reason, max_model_requests, max_tool_calls
 from ..trajectory import Trajectory
+from . import _checks as checks
 from ._base import ConversationSource, TrajectoryEvaluator
 
 __all__ = ('MaxModelRequests', 'MaxToolCalls')
@@ -37,6 +38,12 @@ class MaxToolCalls(TrajectoryEvaluator):
     agent: str | None = None
     include_subagents: bool = True
     conversation: ConversationSource | None = None
+
+    def problems(self) -> list[str | None]:
+        return [
+            checks.non_negative_int('max_calls', self.max_calls),
+            checks.flag('include_failed', self.include_failed),
+        ]
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         result = max_tool_calls(
@@ -71,6 +78,9 @@ class MaxModelRequests(TrajectoryEvaluator):
     agent: str | None = None
     include_subagents: bool = True
     conversation: ConversationSource | None = None
+
+    def problems(self) -> list[str | None]:
+        return [checks.non_negative_int('max_requests', self.max_requests)]
 
     def score_tree(self, tree: SpanTree, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         metric = ctx.metrics.get('requests')

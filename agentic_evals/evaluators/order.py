@@ -9,6 +9,7 @@ from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
 from ..metrics import trajectory_match
 from ..trajectory import Trajectory
+from . import _checks as checks
 from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator
 
 __all__ = ('TrajectoryMatch', 'TrajectoryOrder')
@@ -44,6 +45,13 @@ class TrajectoryMatch(TrajectoryEvaluator):
     agent: str | None = None
     include_subagents: bool = True
     conversation: ConversationSource | None = None
+
+    def problems(self) -> list[str | None]:
+        return [
+            checks.texts('expected_trajectory', self.expected_trajectory),
+            checks.choice('order', self.order, ('in_order', 'exact', 'any_order')),
+            checks.flag('include_failed', self.include_failed),
+        ]
 
     @property
     def failing_value(self) -> EvaluationValue:

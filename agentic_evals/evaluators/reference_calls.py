@@ -9,17 +9,19 @@ from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
 from ..metrics import _parse_reference_calls, tool_call_accuracy, tool_call_f1
 from ..trajectory import Trajectory
+from . import _checks as checks
 from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator
 
 __all__ = ('ToolCallAccuracy', 'ToolCallF1')
 
 
-def _check(reference_tool_calls: list[dict[str, Any]], base: object) -> None:
-    """Bad configuration fails at construction (a `ValueError` naming the bad call), not at evaluation."""
-    _parse_reference_calls(reference_tool_calls)
-    base_hook = getattr(base, '__post_init__', None)  # keep any hook the base class gains
-    if base_hook is not None:
-        base_hook()
+def _reference_problem(reference_tool_calls: object) -> str | None:
+    """A bad reference call list fails at construction, naming the bad call, not at evaluation."""
+    try:
+        _parse_reference_calls(reference_tool_calls)  # type: ignore[arg-type]
+    except ValueError as e:
+        return str(e)
+    return None
 
 
 @dataclass(repr=False)
@@ -50,8 +52,8 @@ class ToolCallAccuracy(TrajectoryEvaluator):
     include_subagents: bool = True
     conversation: ConversationSource | None = None
 
-    def __post_init__(self) -> None:
-        _check(self.reference_tool_calls, super())
+    def problems(self) -> list[str | None]:
+        return [_reference_problem(self.reference_tool_calls), checks.flag('include_failed', self.include_failed)]
 
     @property
     def failing_value(self) -> EvaluationValue:
@@ -93,8 +95,8 @@ class ToolCallF1(TrajectoryEvaluator):
     include_subagents: bool = True
     conversation: ConversationSource | None = None
 
-    def __post_init__(self) -> None:
-        _check(self.reference_tool_calls, super())
+    def problems(self) -> list[str | None]:
+        return [_reference_problem(self.reference_tool_calls), checks.flag('include_failed', self.include_failed)]
 
     @property
     def failing_value(self) -> EvaluationValue:

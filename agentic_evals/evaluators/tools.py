@@ -9,6 +9,7 @@ from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
 from ..metrics import argument_correctness, tool_correctness
 from ..trajectory import Trajectory
+from . import _checks as checks
 from ._base import ConversationSource, TrajectoryEvaluator
 
 __all__ = ('ArgumentCorrectness', 'ArgumentMatchMode', 'ArgumentOccurrence', 'ToolCorrectness')
@@ -46,6 +47,13 @@ class ToolCorrectness(TrajectoryEvaluator):
     agent: str | None = None
     include_subagents: bool = True
     conversation: ConversationSource | None = None
+
+    def problems(self) -> list[str | None]:
+        return [
+            checks.texts('expected_tools', self.expected_tools),
+            checks.flag('allow_extra', self.allow_extra),
+            checks.flag('include_failed', self.include_failed),
+        ]
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         result = tool_correctness(
@@ -88,6 +96,20 @@ class ArgumentCorrectness(TrajectoryEvaluator):
     agent: str | None = None
     include_subagents: bool = True
     conversation: ConversationSource | None = None
+
+    def problems(self) -> list[str | None]:
+        # An out-of-range index is not a configuration error: it fails the evaluation with a reason,
+        # as pydantic-evals' ArgumentCorrectness does, since how often a tool is called varies.
+        occurrence_ok = self.occurrence in ('first', 'last') or (
+            isinstance(self.occurrence, int) and not isinstance(self.occurrence, bool)
+        )
+        return [
+            checks.text('tool_name', self.tool_name),
+            checks.mapping('expected_arguments', self.expected_arguments),
+            checks.choice('match_mode', self.match_mode, ('subset', 'exact')),
+            None if occurrence_ok else f"occurrence must be 'first', 'last' or an index, got {self.occurrence!r}",
+            checks.flag('include_failed', self.include_failed),
+        ]
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         result = argument_correctness(

@@ -291,3 +291,26 @@ def test_two_runs_of_the_same_cases_are_a_usage_error(capsys: pytest.CaptureFixt
     assert "case 'refund' matches 2 traces by case_name attribute: baseline (" in done.err
     assert '(pass the traces of one run)' in done.err
     assert 'Traceback' not in done.err
+
+
+@pytest.mark.parametrize(
+    ('entry', 'problem'),
+    [
+        (
+            'TrajectoryMatch: {expected_trajectory: [a], order: sideways}',
+            "order must be one of 'in_order', 'exact', 'any_order'; got 'sideways'",
+        ),
+        ('ToolCorrectness: lookup_order', "expected_tools must be a list of tool names, got 'lookup_order'"),
+        ('MaxToolCalls: -3', 'max_calls must be a whole number >= 0, got -3'),
+    ],
+)
+def test_a_bad_evaluator_setting_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, entry: str, problem: str
+) -> None:
+    evaluators = tmp_path / 'evaluators.yaml'
+    evaluators.write_text(f'evaluators:\n- {entry}\n')
+    support = Path(__file__).resolve().parents[2] / 'fixtures' / 'support'
+    done = run_cli(capsys, 'run', '--evaluators', str(evaluators), str(support / 'baseline.otlp.jsonl'))
+    assert done.code == 2
+    assert problem in done.err
+    assert 'Traceback' not in done.err
