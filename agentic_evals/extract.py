@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
-from .conventions import genai, pydantic_ai
+from .conventions import genai, google_adk, pydantic_ai
 from .conventions.spans import agent_name, failure_stage, first_str, is_agent_span
 from .trajectory import AgentRun, AgentStructure, CallKind, CallStatus, ModelRequest, ToolCall, Trajectory
 
@@ -98,6 +98,8 @@ def _extract(tree: SpanTree) -> Trajectory:
                     f'span {span_name!r} skipped: {tool_name_key} is {type(tool_name).__name__} {tool_name!r},'
                     ' not a string'
                 )
+                continue
+            if tool_name == google_adk.MERGED_TOOLS_NAME:
                 continue
             msg = attrs.get(msg_key)
             kind: CallKind
@@ -322,6 +324,9 @@ def _tool_call(node: SpanNode, name: str, kind: CallKind, path: tuple[str, ...],
     attrs = node.attributes
     raw = first_str(attrs, genai.TOOL_CALL_ARGUMENTS, pydantic_ai.V2_TOOL_ARGUMENTS)
     arguments, problem = parse_arguments(raw)
+    recorded = attrs.get(genai.TOOL_CALL_ARGUMENTS, attrs.get(pydantic_ai.V2_TOOL_ARGUMENTS))
+    if raw is None and recorded is not None:  # present, but not the JSON text the conventions say
+        problem = f'were recorded as {type(recorded).__name__} {recorded!r}, not as JSON text.'
     status: CallStatus = ('failed' if node.status == 'error' else 'ok') if kind == 'output' else kind
     return ToolCall(
         name=name,

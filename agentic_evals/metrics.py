@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .call_matching import CallView, accuracy, canonical_json, compare, counts, listing, near_misses, sections
-from .scoring import F1Score, diff_arguments, lcs_score, multiset_score
+from .scoring import F1Score, diff_arguments, lcs_score, multiset_score, short_repr
 from .trajectory import ToolCall, Trajectory
 
 __all__ = (
@@ -267,7 +267,7 @@ def argument_correctness(
     problems = diff_arguments(call.args, expected_arguments, match_mode)
     if problems:
         return MetricResult(False, f'Tool {tool_name!r} argument mismatch: {"; ".join(problems)}{scope}')
-    return MetricResult(True, f'Tool {tool_name!r} called with {call.args!r}{scope}')
+    return MetricResult(True, f'Tool {tool_name!r} called with {short_repr(call.args)}{scope}')
 
 
 # -- ragas' argument-aware metrics ---------------------------------------------------------------------

@@ -20,6 +20,7 @@ __all__ = (
     'multiset_diff',
     'multiset_overlap',
     'multiset_score',
+    'short_repr',
 )
 
 
@@ -118,9 +119,17 @@ def diff_arguments(
         if key not in actual:
             problems.append(f'missing key {key!r}')
         elif actual[key] != want:
-            problems.append(f'key {key!r}: expected {want!r}, got {actual[key]!r}')
+            problems.append(f'key {key!r}: expected {short_repr(want)}, got {short_repr(actual[key])}')
     if match_mode == 'exact':
         problems.extend(
-            f'unexpected key {key!r} with value {value!r}' for key, value in actual.items() if key not in expected
+            f'unexpected key {key!r} with value {short_repr(value)}'
+            for key, value in actual.items()
+            if key not in expected
         )
     return problems
+
+
+def short_repr(value: object, limit: int = 300) -> str:
+    """`repr(value)`, cut to `limit` characters: a 5 MB argument must not become a 5 MB reason."""
+    text = repr(value)
+    return text if len(text) <= limit else f'{text[: limit - 3]}...'

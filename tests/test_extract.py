@@ -190,3 +190,37 @@ def test_the_cache_lets_trees_go() -> None:
         del tree, trajectory
     gc.collect()
     assert [r() for r in refs] == [None, None, None]
+
+
+def test_google_adk_merged_tool_spans_are_not_calls() -> None:
+    b = TreeBuilder()
+    root = b.agent('main')
+    b.tool('search', root)
+    b.tool('(merged tools)', root)
+    t = extract_trajectory(b.build())
+    assert names(t.tool_calls) == ['search']
+    assert t.notes == ()
+
+
+def test_arguments_recorded_as_something_else_than_text_say_so() -> None:
+    b = TreeBuilder()
+    root = b.agent('main')
+    b.tool('a', root, **{'gen_ai.tool.call.arguments': ('x', 'y')})
+    [call] = extract_trajectory(b.build()).tool_calls
+    assert (call.arguments, call.arguments_problem) == (None, "were recorded as tuple ('x', 'y'), not as JSON text.")
+
+
+def test_a_parent_that_starts_after_its_child_still_gives_the_agent_path() -> None:
+    """Clock skew between processes: the walk meets the child first and resolves its ancestors then."""
+    b = TreeBuilder()
+    main = b.agent('main')
+    ask = b.tool('ask_expert', main, start=100)
+    expert = b.span('invoke_agent expert', ask, start=50, **{'gen_ai.agent.name': 'expert'})
+    b.tool('lookup', expert, start=10)  # starts before both of its ancestors
+    t = extract_trajectory(b.build())
+    assert [(c.name, c.agent_path) for c in t.tool_calls] == [
+        ('lookup', ('main', 'expert')),
+        ('ask_expert', ('main',)),
+    ]
+    assert [(a.name, a.path) for a in t.agents] == [('main', ('main',)), ('expert', ('main', 'expert'))]
+    assert names(t.calls(agent='expert', include_subagents=False)) == ['lookup']

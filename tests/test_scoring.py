@@ -74,3 +74,10 @@ def test_diff_arguments_subset_and_exact() -> None:
     assert diff_arguments(actual, {'q': 'x', 'n': 1.0}, 'subset') == []
     assert diff_arguments(actual, {'q': 'y', 'm': 2}, 'subset') == ["key 'q': expected 'y', got 'x'", "missing key 'm'"]
     assert diff_arguments(actual, {'q': 'x', 'n': 1}, 'exact') == ["unexpected key 'extra' with value True"]
+
+
+def test_long_values_are_cut_in_reasons() -> None:
+    huge = 'x' * 10_000
+    [problem] = diff_arguments({'q': huge}, {'q': 'short'}, 'subset')
+    assert problem == f"key 'q': expected 'short', got '{'x' * 296}..."
+    assert len(problem) < 350

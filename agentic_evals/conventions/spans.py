@@ -1,4 +1,9 @@
-"""Which spans are agent runs, tool calls and model requests, across instrumentation families."""
+"""Which spans are agent runs and model requests, and why a tool call failed, across families.
+
+Tool spans are classified inline in `agentic_evals.extract`'s walk (the hot path), from the same
+constants: a `running tool` / `running output function` / `execute_tool ...` span carrying
+`gen_ai.tool.name`.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +20,6 @@ __all__ = (
     'first_str',
     'is_agent_span',
     'is_model_request_span',
-    'is_output_function',
-    'is_tool_span',
 )
 
 
@@ -37,23 +40,6 @@ def agent_name(node: SpanNode) -> str:
             return value
     prefix = genai.AGENT_SPAN_PREFIX + ' '
     return node.name[len(prefix) :] if node.name.startswith(prefix) else 'agent'
-
-
-def is_tool_span(node: SpanNode) -> bool:
-    """A tool execution attempt (or output function): named like one and carrying a tool name key."""
-    if genai.TOOL_NAME not in node.attributes:
-        return False
-    name = node.name
-    return name in (pydantic_ai.V2_TOOL_SPAN, pydantic_ai.V2_OUTPUT_FUNCTION_SPAN) or name.startswith(
-        genai.TOOL_SPAN_PREFIX
-    )
-
-
-def is_output_function(node: SpanNode) -> bool:
-    if node.name == pydantic_ai.V2_OUTPUT_FUNCTION_SPAN:
-        return True
-    msg = node.attributes.get(pydantic_ai.LOGFIRE_MSG)
-    return isinstance(msg, str) and msg.startswith(pydantic_ai.OUTPUT_FUNCTION_MSG_PREFIX)
 
 
 def is_model_request_span(node: SpanNode) -> bool:
