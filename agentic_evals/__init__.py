@@ -2,7 +2,7 @@
 
 from .capture import Capture, capture
 from .context import evaluator_context
-from .conversations import ConversationFormat, detect_format, trajectory_from_messages
+from .conversations import ConversationFormat, trajectory_from_messages
 from .evaluators import (
     ArgumentCorrectness,
     ArgumentMatchMode,
@@ -65,7 +65,6 @@ __all__ = (
     'argument_correctness',
     'canonical_json',
     'capture',
-    'detect_format',
     'evaluate_traces',
     'evaluate_traces_sync',
     'evaluator_context',

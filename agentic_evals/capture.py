@@ -75,6 +75,9 @@ class Capture:
         return tree
 
     def __enter__(self) -> Capture:
+        # Entering again starts a new block: what the previous one collected is dropped.
+        with self._lock:
+            self._spans = []
         self._tree = None
         processor = _processor_for(self._tracer_provider)
         if isinstance(processor, SpanTreeRecordingError):

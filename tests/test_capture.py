@@ -189,3 +189,14 @@ def test_global_providers(setup: str) -> None:
     done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "['ping'] 2 ['plain']"
+
+
+def test_entering_a_capture_again_starts_a_new_block(provider: TracerProvider) -> None:
+    tracer = provider.get_tracer('test')
+    captured = capture(provider)
+    with captured:
+        tracer.start_span('first').end()
+    with captured:
+        tracer.start_span('second').end()
+    assert [s.name for s in captured.spans] == ['second']
+    assert [n.name for n in captured.tree] == ['second']
