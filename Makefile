@@ -2,8 +2,14 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# The oldest pydantic-evals we support (the first with the agentic built-ins), tested in its own venv.
+# The oldest versions we declare support for, tested in their own venv: pydantic-evals 2.4.0 (the
+# first with the agentic built-ins) with its pydantic-ai, and the lower bounds in pyproject.toml,
+# on the oldest Python we support when the machine has it.
 MIN_PYDANTIC_EVALS := 2.4.0
+MIN_PINS := 'pydantic-evals==$(MIN_PYDANTIC_EVALS)' 'pydantic-ai-slim==$(MIN_PYDANTIC_EVALS)' 'pydantic==2.12.0' \
+	'opentelemetry-api==1.30.0' 'opentelemetry-sdk==1.30.0' 'opentelemetry-proto==1.30.0' 'rich==13.9.4'
+PY310_CANDIDATES := python3.10 $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/python3.10 /root/.pyenv/versions/3.10*/bin/python3.10)
+MIN_PYTHON ?= $(firstword $(shell for p in $(PY310_CANDIDATES); do $$p -c '' >/dev/null 2>&1 && echo $$p; done) $(PYTHON))
 MIN_VENV := .venv-min
 
 .PHONY: install demo test lint typecheck pytest test-min bench clean
@@ -31,14 +37,16 @@ pytest: install
 
 test: lint typecheck pytest
 
-$(MIN_VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(MIN_VENV)
+$(MIN_VENV)/.installed: pyproject.toml Makefile
+	rm -rf $(MIN_VENV)
+	$(MIN_PYTHON) -m venv $(MIN_VENV)
 	$(MIN_VENV)/bin/python -m pip install -q --upgrade pip
-	$(MIN_VENV)/bin/python -m pip install -q -e '.[dev]' 'pydantic-evals==$(MIN_PYDANTIC_EVALS)' 'pydantic-ai-slim==$(MIN_PYDANTIC_EVALS)'
+	$(MIN_VENV)/bin/python -m pip install -q -e '.[dev]' $(MIN_PINS)
 	touch $@
 
-# The whole suite against the oldest supported pydantic-evals (and its matching pydantic-ai).
+# The whole suite against the oldest supported versions.
 test-min: $(MIN_VENV)/.installed
+	$(MIN_VENV)/bin/python --version
 	$(MIN_VENV)/bin/pytest -q
 
 bench: install
