@@ -31,6 +31,8 @@ yaml: Any = importlib.import_module('yaml')
 __all__ = ('Suite', 'SuiteFileError', 'load_dataset', 'load_evaluators')
 
 EVALUATORS_FILE_KEYS = frozenset({'evaluators', 'name', '$schema'})
+# The keys OTLP JSON and Jaeger JSON trace files start with: a trace file given where a dataset belongs.
+_TRACE_MARKERS = re.compile(r'^\s*\{\s*"(resourceSpans|data|traceID)"\s*:')
 
 
 class SuiteFileError(Exception):
@@ -108,7 +110,9 @@ def _read(path: Path) -> object:
     except OSError as e:
         raise SuiteFileError(path, f'cannot read: {e.strerror or e}') from None
     except UnicodeDecodeError as e:
-        raise SuiteFileError(path, f'not UTF-8 text (byte {e.start})') from None
+        raise SuiteFileError(path, f'not UTF-8 text (byte {e.start}); a trace file? DATASET comes first') from None
+    if _TRACE_MARKERS.search(text[:4096]):
+        raise SuiteFileError(path, 'this is a trace file, not a dataset: DATASET comes first, then TRACES')
     if path.suffix.lower() == '.json':
         try:
             return json.loads(text)

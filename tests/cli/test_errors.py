@@ -314,3 +314,10 @@ def test_a_bad_evaluator_setting_is_a_usage_error(
     assert done.code == 2
     assert problem in done.err
     assert 'Traceback' not in done.err
+
+
+def test_a_trace_file_where_the_dataset_belongs_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    support = Path(__file__).resolve().parents[2] / 'fixtures' / 'support'
+    done = run_cli(capsys, 'run', str(support / 'baseline.otlp.jsonl'), str(support / 'dataset.yaml'))
+    assert done.code == 2
+    assert done.err.strip().endswith('this is a trace file, not a dataset: DATASET comes first, then TRACES')
