@@ -9,7 +9,7 @@ from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
 from ..conversations import trajectory_from_messages
 from ..extract import extract_trajectory
-from ..metrics import missing_agent
+from ..metrics import MetricResult, missing_agent
 from ..trajectory import Trajectory
 from . import _checks as checks
 
@@ -101,3 +101,12 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         raise NotImplementedError
+
+    def scope(self) -> dict[str, Any]:
+        """The agent scope, as the metric functions take it."""
+        return {'agent': self.agent, 'include_subagents': self.include_subagents}
+
+
+def as_reason(result: MetricResult) -> EvaluationReason:
+    """A metric function's result as the `EvaluationReason` pydantic-evals expects."""
+    return EvaluationReason(value=result.value, reason=result.reason)

@@ -10,7 +10,7 @@ from pydantic_evals.otel import SpanTree
 from ..metrics import budget_reason, max_model_requests, max_tool_calls
 from ..trajectory import Trajectory
 from . import _checks as checks
-from ._base import ConversationSource, TrajectoryEvaluator
+from ._base import ConversationSource, TrajectoryEvaluator, as_reason
 
 __all__ = ('MaxModelRequests', 'MaxToolCalls')
 
@@ -46,14 +46,7 @@ class MaxToolCalls(TrajectoryEvaluator):
         ]
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        result = max_tool_calls(
-            trajectory,
-            self.max_calls,
-            include_failed=self.include_failed,
-            agent=self.agent,
-            include_subagents=self.include_subagents,
-        )
-        return EvaluationReason(value=result.value, reason=result.reason)
+        return as_reason(max_tool_calls(trajectory, self.max_calls, include_failed=self.include_failed, **self.scope()))
 
 
 @dataclass(repr=False)
@@ -92,11 +85,5 @@ class MaxModelRequests(TrajectoryEvaluator):
         return super().score_tree(tree, ctx)
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        result = max_model_requests(
-            trajectory,
-            self.max_requests,
-            agent=self.agent,
-            include_subagents=self.include_subagents,
-            source='span tree' if self.conversation is None else f'ctx.{self.conversation}',
-        )
-        return EvaluationReason(value=result.value, reason=result.reason)
+        source = 'span tree' if self.conversation is None else f'ctx.{self.conversation}'
+        return as_reason(max_model_requests(trajectory, self.max_requests, source=source, **self.scope()))

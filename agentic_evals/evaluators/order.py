@@ -10,7 +10,7 @@ from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 from ..metrics import trajectory_match
 from ..trajectory import Trajectory
 from . import _checks as checks
-from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator
+from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator, as_reason
 
 __all__ = ('TrajectoryMatch', 'TrajectoryOrder')
 
@@ -58,12 +58,12 @@ class TrajectoryMatch(TrajectoryEvaluator):
         return 0.0
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        result = trajectory_match(
-            trajectory,
-            self.expected_trajectory,
-            order=self.order,
-            include_failed=self.include_failed,
-            agent=self.agent,
-            include_subagents=self.include_subagents,
+        return as_reason(
+            trajectory_match(
+                trajectory,
+                self.expected_trajectory,
+                order=self.order,
+                include_failed=self.include_failed,
+                **self.scope(),
+            )
         )
-        return EvaluationReason(value=result.value, reason=result.reason)

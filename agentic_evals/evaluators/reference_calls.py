@@ -10,7 +10,7 @@ from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 from ..metrics import _parse_reference_calls, tool_call_accuracy, tool_call_f1
 from ..trajectory import Trajectory
 from . import _checks as checks
-from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator
+from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator, as_reason
 
 __all__ = ('ToolCallAccuracy', 'ToolCallF1')
 
@@ -60,15 +60,15 @@ class ToolCallAccuracy(TrajectoryEvaluator):
         return 0.0
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        result = tool_call_accuracy(
-            trajectory,
-            self.reference_tool_calls,
-            strict_order=self.strict_order,
-            include_failed=self.include_failed,
-            agent=self.agent,
-            include_subagents=self.include_subagents,
+        return as_reason(
+            tool_call_accuracy(
+                trajectory,
+                self.reference_tool_calls,
+                strict_order=self.strict_order,
+                include_failed=self.include_failed,
+                **self.scope(),
+            )
         )
-        return EvaluationReason(value=result.value, reason=result.reason)
 
 
 @dataclass(repr=False)
@@ -103,11 +103,6 @@ class ToolCallF1(TrajectoryEvaluator):
         return 0.0
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        result = tool_call_f1(
-            trajectory,
-            self.reference_tool_calls,
-            include_failed=self.include_failed,
-            agent=self.agent,
-            include_subagents=self.include_subagents,
+        return as_reason(
+            tool_call_f1(trajectory, self.reference_tool_calls, include_failed=self.include_failed, **self.scope())
         )
-        return EvaluationReason(value=result.value, reason=result.reason)

@@ -10,7 +10,7 @@ from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 from ..metrics import argument_correctness, tool_correctness
 from ..trajectory import Trajectory
 from . import _checks as checks
-from ._base import ConversationSource, TrajectoryEvaluator
+from ._base import ConversationSource, TrajectoryEvaluator, as_reason
 
 __all__ = ('ArgumentCorrectness', 'ArgumentMatchMode', 'ArgumentOccurrence', 'ToolCorrectness')
 
@@ -56,15 +56,15 @@ class ToolCorrectness(TrajectoryEvaluator):
         ]
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        result = tool_correctness(
-            trajectory,
-            self.expected_tools,
-            allow_extra=self.allow_extra,
-            include_failed=self.include_failed,
-            agent=self.agent,
-            include_subagents=self.include_subagents,
+        return as_reason(
+            tool_correctness(
+                trajectory,
+                self.expected_tools,
+                allow_extra=self.allow_extra,
+                include_failed=self.include_failed,
+                **self.scope(),
+            )
         )
-        return EvaluationReason(value=result.value, reason=result.reason)
 
 
 @dataclass(repr=False)
@@ -112,14 +112,14 @@ class ArgumentCorrectness(TrajectoryEvaluator):
         ]
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        result = argument_correctness(
-            trajectory,
-            self.tool_name,
-            self.expected_arguments,
-            match_mode=self.match_mode,
-            occurrence=self.occurrence,
-            include_failed=self.include_failed,
-            agent=self.agent,
-            include_subagents=self.include_subagents,
+        return as_reason(
+            argument_correctness(
+                trajectory,
+                self.tool_name,
+                self.expected_arguments,
+                match_mode=self.match_mode,
+                occurrence=self.occurrence,
+                include_failed=self.include_failed,
+                **self.scope(),
+            )
         )
-        return EvaluationReason(value=result.value, reason=result.reason)
