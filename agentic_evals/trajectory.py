@@ -198,6 +198,7 @@ class Trajectory:
         )
         self._make_structure: Callable[[], AgentStructure] | None = None
         self._selections: dict[_SelectionKey, list[int]] = {}
+        self._agent_names: set[str] | None = None
         self._name_lists: dict[_SelectionKey, list[str]] = {}
 
     @classmethod
@@ -341,8 +342,11 @@ class Trajectory:
         return name in self._all_agent_names()
 
     def _all_agent_names(self) -> set[str]:
-        structure = self._agent_structure()
-        names = {run.name for run in structure.agents}
-        for path in (*structure.call_paths, *structure.request_paths):
-            names.update(path)
-        return names
+        # Asked by the evaluator base and again by the metric it calls: build the set once.
+        if self._agent_names is None:
+            structure = self._agent_structure()
+            names = {run.name for run in structure.agents}
+            for path in (*structure.call_paths, *structure.request_paths):
+                names.update(path)
+            self._agent_names = names
+        return self._agent_names

@@ -46,19 +46,9 @@ def _nanos(moment: datetime) -> str:
     return str(int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000)
 
 
-def _value(value: Any) -> dict[str, Any]:
-    if isinstance(value, str):
-        return {'stringValue': value}
-    if isinstance(value, bool):
-        return {'boolValue': value}
-    if isinstance(value, int):
-        return {'intValue': str(value)}
-    if isinstance(value, float):
-        return {'doubleValue': value}
-    return {'arrayValue': {'values': [_value(item) for item in value]}}
-
-
 def _encoded_spans(seed: int) -> list[dict[str, Any]]:
+    from agentic_evals.traces._writer import _any_value  # the writer's encoder: one OTLP encoding
+
     from .trees import plan_run
 
     plan = plan_run(tool_spans=TOOLS_PER_RUN, seed=seed)
@@ -73,7 +63,7 @@ def _encoded_spans(seed: int) -> list[dict[str, Any]]:
             'kind': 1,
             'startTimeUnixNano': _nanos(planned.start),
             'endTimeUnixNano': _nanos(planned.end),
-            'attributes': [{'key': key, 'value': _value(value)} for key, value in planned.attributes],
+            'attributes': [{'key': key, 'value': _any_value(value)} for key, value in planned.attributes],
             'status': {},
         }
         if planned.status == 'error':
