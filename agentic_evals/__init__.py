@@ -1,28 +1,23 @@
 """Score what an AI agent did from the OpenTelemetry spans it already emits."""
 
 from .capture import Capture, capture
-from .context import evaluator_context
 from .conversations import ConversationFormat, trajectory_from_messages
-from .evaluators import (
-    ArgumentCorrectness,
-    ArgumentMatchMode,
-    ArgumentOccurrence,
-    ConversationSource,
-    MaxModelRequests,
-    MaxToolCalls,
-    ToolCallAccuracy,
-    ToolCallF1,
-    ToolCorrectness,
-    TrajectoryMatch,
-    TrajectoryOrder,
-)
-from .evaluators.judges import AgentGoalAccuracy, TopicAdherence, TopicAdherenceMode, TrajectoryJudge
-from .evaluators.rendering import render_trajectory
-from .extract import extract_trajectory
-from .metrics import (
+from .errors import AgenticEvalsError, FileError
+from .evaluators._base import ConversationSource
+from .evaluators.budgets import MaxModelRequests, MaxToolCalls
+from .evaluators.judges.goal_accuracy import AgentGoalAccuracy
+from .evaluators.judges.topic_adherence import TopicAdherence, TopicAdherenceMode
+from .evaluators.judges.trajectory_judge import TrajectoryJudge
+from .evaluators.order import TrajectoryMatch, TrajectoryOrder
+from .evaluators.reference_calls import ToolCallAccuracy, ToolCallF1
+from .evaluators.registry import evaluator_types
+from .evaluators.tools import ArgumentCorrectness, ArgumentMatchMode, ArgumentOccurrence, ToolCorrectness
+from .offline.context import evaluator_context
+from .offline.evaluate import evaluate_traces, evaluate_traces_sync
+from .scoring.call_matching import canonical_json
+from .scoring.metrics import (
     MetricResult,
     argument_correctness,
-    canonical_json,
     max_model_requests,
     max_tool_calls,
     tool_call_accuracy,
@@ -30,14 +25,16 @@ from .metrics import (
     tool_correctness,
     trajectory_match,
 )
-from .offline import evaluate_traces, evaluate_traces_sync
-from .registry import evaluator_types
-from .traces import LoadedTrace, TraceFileError, load_traces, read_traces, write_otlp_json
-from .trajectory import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall, Trajectory
+from .traces import LoadedTrace, OtlpJsonFileExporter, load_traces, read_traces, write_otlp_json
+from .trajectory.extract import extract_trajectory
+from .trajectory.records import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall
+from .trajectory.rendering import render_trajectory
+from .trajectory.trajectory import Trajectory
 
 __all__ = (
     'AgentGoalAccuracy',
     'AgentRun',
+    'AgenticEvalsError',
     'ArgumentCorrectness',
     'ArgumentMatchMode',
     'ArgumentOccurrence',
@@ -46,18 +43,19 @@ __all__ = (
     'ConversationFormat',
     'ConversationSource',
     'FailureStage',
+    'FileError',
     'LoadedTrace',
     'MaxModelRequests',
     'MaxToolCalls',
     'MetricResult',
     'ModelRequest',
+    'OtlpJsonFileExporter',
     'ToolCall',
     'ToolCallAccuracy',
     'ToolCallF1',
     'ToolCorrectness',
     'TopicAdherence',
     'TopicAdherenceMode',
-    'TraceFileError',
     'Trajectory',
     'TrajectoryJudge',
     'TrajectoryMatch',

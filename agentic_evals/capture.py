@@ -33,8 +33,6 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.sdk.trace import TracerProvider as SdkTracerProvider
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
-__all__ = ('Capture', 'capture')
-
 _active: ContextVar[tuple[Capture, ...]] = ContextVar('agentic_evals_active_captures', default=())
 
 

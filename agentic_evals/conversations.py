@@ -23,9 +23,8 @@ from typing import Any, Literal
 
 import pydantic_core
 
-from .trajectory import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall, Trajectory
-
-__all__ = ('ConversationFormat', 'detect_format', 'trajectory_from_messages')
+from .trajectory.records import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall
+from .trajectory.trajectory import Trajectory
 
 ConversationFormat = Literal['pydantic-ai', 'openai', 'ragas']
 

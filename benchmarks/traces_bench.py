@@ -172,8 +172,8 @@ def measure(kind: str, path: Path) -> dict[str, float]:
         ToolCorrectness,
         TrajectoryMatch,
         evaluator_context,
+        load_traces,
     )
-    from agentic_evals.traces import load_traces
 
     evaluators = [
         ToolCorrectness(['search', 'read_file', 'run_sql'], allow_extra=True),

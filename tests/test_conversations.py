@@ -24,15 +24,17 @@ from agentic_evals import (
     MaxModelRequests,
     MaxToolCalls,
     ToolCall,
+    ToolCallAccuracy,
+    ToolCallF1,
     ToolCorrectness,
     Trajectory,
     TrajectoryMatch,
     capture,
     extract_trajectory,
+    trajectory_from_messages,
 )
-from agentic_evals.conversations import detect_format, trajectory_from_messages
+from agentic_evals.conversations import detect_format
 from agentic_evals.evaluators._base import TrajectoryEvaluator
-from agentic_evals.evaluators.reference_calls import ToolCallAccuracy, ToolCallF1
 
 from .factories import context
 from .real_runs import VALIDATION_SPANS

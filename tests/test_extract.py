@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agentic_evals import extract
-from agentic_evals.extract import extract_trajectory
+from agentic_evals import extract_trajectory
+from agentic_evals.trajectory import extract
 
 from .factories import TreeBuilder
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agentic_evals import extract_trajectory
-from agentic_evals.traces import read_traces
+from agentic_evals import extract_trajectory, read_traces
 
 from .real_runs import EXPECTED_REQUESTS, calls_of, expected_calls, requests_of
 

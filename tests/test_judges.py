@@ -29,20 +29,27 @@ from pydantic_evals.evaluators.llm_as_a_judge import set_default_judge_model
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 from scenario import run_scenario
 
-from agentic_evals import capture, evaluator_context
-from agentic_evals.evaluators._judge_base import default_judge_model
-from agentic_evals.evaluators._judge_prompts import (
+from agentic_evals import (
+    AgentGoalAccuracy,
+    AgentRun,
+    ToolCall,
+    TopicAdherence,
+    Trajectory,
+    TrajectoryJudge,
+    capture,
+    evaluate_traces_sync,
+    evaluator_context,
+    extract_trajectory,
+    render_trajectory,
+)
+from agentic_evals import ModelRequest as RequestRecord
+from agentic_evals.evaluators.judges.base import default_judge_model
+from agentic_evals.evaluators.judges.prompts import (
     GOAL_INFERRED_PROMPT,
     GOAL_WITH_REFERENCE_PROMPT,
     TOPIC_ADHERENCE_PROMPT,
     TRAJECTORY_JUDGE_PROMPT,
 )
-from agentic_evals.evaluators.judges import AgentGoalAccuracy, TopicAdherence, TrajectoryJudge
-from agentic_evals.evaluators.rendering import render_trajectory
-from agentic_evals.extract import extract_trajectory
-from agentic_evals.offline import evaluate_traces_sync
-from agentic_evals.trajectory import AgentRun, ToolCall, Trajectory
-from agentic_evals.trajectory import ModelRequest as RequestRecord
 
 from .factories import EPOCH, TreeBuilder
 from .real_runs import expected_calls

@@ -14,17 +14,16 @@ from agentic_evals import (
     ArgumentCorrectness,
     MaxModelRequests,
     MaxToolCalls,
+    MetricResult,
+    ToolCallAccuracy,
+    ToolCallF1,
     ToolCorrectness,
     TrajectoryMatch,
+    argument_correctness,
+    canonical_json,
     extract_trajectory,
     max_model_requests,
     max_tool_calls,
-)
-from agentic_evals.evaluators.reference_calls import ToolCallAccuracy, ToolCallF1
-from agentic_evals.metrics import (
-    MetricResult,
-    argument_correctness,
-    canonical_json,
     tool_call_accuracy,
     tool_call_f1,
     tool_correctness,

@@ -17,8 +17,17 @@ from pydantic_evals.evaluators import ToolCorrectness as BuiltinToolCorrectness
 from pydantic_evals.otel import SpanTree
 from scenario import run_scenario
 
-from agentic_evals import MaxModelRequests, MaxToolCalls, ToolCorrectness, TrajectoryMatch, capture, extract_trajectory
-from agentic_evals.offline import evaluate_traces_sync, match_traces, trace_inputs, trace_output
+from agentic_evals import (
+    MaxModelRequests,
+    MaxToolCalls,
+    ToolCorrectness,
+    TrajectoryMatch,
+    capture,
+    evaluate_traces_sync,
+    extract_trajectory,
+)
+from agentic_evals.offline.matching import match_traces
+from agentic_evals.trajectory.run_io import trace_inputs, trace_output
 
 from .factories import TreeBuilder
 
@@ -146,7 +155,7 @@ def test_without_a_dataset_every_trace_is_a_case(scenario_trace: Trace) -> None:
 
 
 def test_a_case_matching_two_traces_is_an_error_naming_both(scenario_trace: Trace) -> None:
-    from agentic_evals.offline import AmbiguousTraceError
+    from agentic_evals.offline.matching import AmbiguousTraceError
 
     twin = Trace('e' * 32, scenario_trace.tree, scenario_trace.name)
     dataset = Dataset[str, str, None](name='d', cases=[Case(name='scenario_v5', inputs=PROMPT)])
@@ -168,7 +177,7 @@ def test_a_better_rule_wins_over_a_weaker_one_without_ambiguity() -> None:
 def test_without_a_dataset_traces_are_scored_as_they_stream(scenario_trace: Trace) -> None:
     import asyncio
 
-    from agentic_evals.offline import scored_cases
+    from agentic_evals.offline.evaluate import scored_cases
 
     pulled: list[int] = []
 

@@ -18,7 +18,7 @@ from pydantic_evals import evaluators as builtin
 from scenario import SUPPORTED_VERSIONS, run_scenario
 
 from agentic_evals import capture, extract_trajectory
-from agentic_evals.extract import _extract
+from agentic_evals.trajectory.extract import _extract
 
 from .factories import context
 from .real_runs import (
@@ -99,7 +99,7 @@ def test_the_one_deliberate_difference_is_the_order_of_a_failed_validation(
 def test_extraction_happens_once_per_tree_however_many_evaluators(
     trees: dict[tuple[int, bool], object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentic_evals import extract
+    from agentic_evals.trajectory import extract
 
     count = 0
 

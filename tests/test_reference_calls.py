@@ -14,10 +14,14 @@ import pytest
 from pydantic_evals import Case, Dataset
 from pydantic_evals.evaluators import EvaluationReason
 
-from agentic_evals import Trajectory
-from agentic_evals.conversations import trajectory_from_messages
-from agentic_evals.evaluators.reference_calls import ToolCallAccuracy, ToolCallF1
-from agentic_evals.metrics import tool_call_accuracy, tool_call_f1
+from agentic_evals import (
+    ToolCallAccuracy,
+    ToolCallF1,
+    Trajectory,
+    tool_call_accuracy,
+    tool_call_f1,
+    trajectory_from_messages,
+)
 
 from .factories import TreeBuilder, context
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentic_evals.scoring import diff_arguments, f1, lcs_length, lcs_score, multiset_diff, multiset_score
+from agentic_evals.scoring.sequences import diff_arguments, f1, lcs_length, lcs_score, multiset_diff, multiset_score
 
 names = st.lists(st.sampled_from('abcdef'), max_size=40)
 

@@ -8,19 +8,11 @@ constants: a `running tool` / `running output function` / `execute_tool ...` spa
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from ..trajectory import FailureStage
 from . import genai, pydantic_ai
-
-__all__ = (
-    'agent_name',
-    'failure_stage',
-    'first_str',
-    'is_agent_span',
-    'is_model_request_span',
-)
 
 
 def is_agent_span(node: SpanNode) -> bool:
@@ -49,7 +41,7 @@ def is_model_request_span(node: SpanNode) -> bool:
     )
 
 
-def failure_stage(node: SpanNode) -> FailureStage:
+def failure_stage(node: SpanNode) -> Literal['validation', 'retry', 'raised']:
     attrs = node.attributes
     msg = attrs.get(pydantic_ai.LOGFIRE_MSG)
     if (

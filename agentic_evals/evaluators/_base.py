@@ -8,9 +8,9 @@ from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorCont
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
 from ..conversations import trajectory_from_messages
-from ..extract import extract_trajectory
-from ..metrics import MetricResult, missing_agent
-from ..trajectory import Trajectory
+from ..scoring.metrics import MetricResult, missing_agent
+from ..trajectory.extract import extract_trajectory
+from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
 
 # The built-ins' phrase, kept word for word so reasons read the same after switching imports.

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-__all__ = ('choice', 'flag', 'mapping', 'non_negative_int', 'optional_str', 'text', 'texts')
-
 
 def texts(name: str, value: object) -> str | None:
     if isinstance(value, str) or not isinstance(value, (list, tuple)):

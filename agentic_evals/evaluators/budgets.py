@@ -7,12 +7,10 @@ from dataclasses import dataclass, field
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 from pydantic_evals.otel import SpanTree
 
-from ..metrics import budget_reason, max_model_requests, max_tool_calls
-from ..trajectory import Trajectory
+from ..scoring.metrics import budget_reason, max_model_requests, max_tool_calls
+from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
 from ._base import ConversationSource, TrajectoryEvaluator, as_reason
-
-__all__ = ('MaxModelRequests', 'MaxToolCalls')
 
 
 @dataclass(repr=False)

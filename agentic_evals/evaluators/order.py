@@ -7,12 +7,10 @@ from typing import Literal
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
-from ..metrics import trajectory_match
-from ..trajectory import Trajectory
+from ..scoring.metrics import trajectory_match
+from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
 from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator, as_reason
-
-__all__ = ('TrajectoryMatch', 'TrajectoryOrder')
 
 TrajectoryOrder = Literal['exact', 'in_order', 'any_order']
 """`'exact'`: 1.0 when equal else 0.0; `'in_order'`: F1 of the longest common subsequence;

@@ -7,12 +7,10 @@ from typing import Any
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
-from ..metrics import _parse_reference_calls, tool_call_accuracy, tool_call_f1
-from ..trajectory import Trajectory
+from ..scoring.metrics import _parse_reference_calls, tool_call_accuracy, tool_call_f1
+from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
 from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator, as_reason
-
-__all__ = ('ToolCallAccuracy', 'ToolCallF1')
 
 
 def _reference_problem(reference_tool_calls: object) -> str | None:

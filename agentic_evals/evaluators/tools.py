@@ -7,12 +7,10 @@ from typing import Any, Literal
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
-from ..metrics import argument_correctness, tool_correctness
-from ..trajectory import Trajectory
+from ..scoring.metrics import argument_correctness, tool_correctness
+from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
 from ._base import ConversationSource, TrajectoryEvaluator, as_reason
-
-__all__ = ('ArgumentCorrectness', 'ArgumentMatchMode', 'ArgumentOccurrence', 'ToolCorrectness')
 
 ArgumentMatchMode = Literal['exact', 'subset']
 """`'subset'`: every expected key is present with an equal value; `'exact'`: the same keys too."""

@@ -16,8 +16,6 @@ from typing import Literal
 from .document import CaseResult, ReportDocument
 from .gates import format_number
 
-__all__ = ('AverageChange', 'CaseChange', 'Comparison', 'compare_documents')
-
 Kind = Literal['score', 'pass rate', 'fail rate', 'metric']
 EPSILON = 1e-12
 """Averages summed in a different order may differ in the last bit: not a regression."""

@@ -11,8 +11,6 @@ from .compare import AverageChange, Comparison
 from .gates import format_number
 from .markdown import FAIL, PASS, markdown_cell, markdown_table
 
-__all__ = ('print_comparison', 'render_comparison_markdown')
-
 
 def _title(comparison: Comparison) -> str:
     b, c = comparison.baseline, comparison.candidate

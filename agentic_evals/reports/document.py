@@ -22,23 +22,7 @@ from pydantic import Strict, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
-__all__ = (
-    'SCHEMA',
-    'AssertionResult',
-    'Averages',
-    'CaseFailure',
-    'CaseResult',
-    'EvaluatorError',
-    'LabelResult',
-    'ReportDocument',
-    'ReportFileError',
-    'ScoreResult',
-    'Totals',
-    'document_from_report',
-    'dump_document',
-    'read_document',
-    'write_document',
-)
+from ..errors import FileError
 
 SCHEMA: Literal['agentic-evals/report@1'] = 'agentic-evals/report@1'
 """Bumped (`@2`) only for changes that break readers; new optional fields keep `@1`."""
@@ -165,16 +149,6 @@ class ReportDocument:
 _ADAPTER = TypeAdapter(ReportDocument)
 
 
-class ReportFileError(Exception):
-    """A JSON report that cannot be read: `str(error)` names the file and what is wrong."""
-
-    def __init__(self, path: Path, message: str, *, line: int | None = None) -> None:
-        self.path = path
-        self.message = message
-        self.line = line
-        super().__init__(f'{path}:{line}: {message}' if line is not None else f'{path}: {message}')
-
-
 def document_from_report(report: EvaluationReport[Any, Any, Any]) -> ReportDocument:
     """Convert a pydantic-evals report into the versioned document (with averages and totals)."""
     cases = [_case(c) for c in report.cases]
@@ -272,29 +246,29 @@ def write_document(document: ReportDocument, path: Path) -> None:
 
 
 def read_document(path: Path) -> ReportDocument:
-    """Read and validate a report written by `run --json`; raises `ReportFileError` saying what is wrong."""
+    """Read and validate a report written by `run --json`; raises `FileError` saying what is wrong."""
     try:
         text = path.read_text(encoding='utf-8')
     except (OSError, UnicodeDecodeError) as e:
-        raise ReportFileError(path, f'cannot read: {_os_reason(e)}') from e
+        raise FileError(path, f'cannot read: {_os_reason(e)}') from e
     if not text.strip():
-        raise ReportFileError(path, 'the file is empty')
+        raise FileError(path, 'the file is empty')
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ReportFileError(path, f'invalid JSON: {e.msg} (column {e.colno})', line=e.lineno) from None
+        raise FileError(path, f'invalid JSON: {e.msg} (column {e.colno})', line=e.lineno) from None
     if not isinstance(raw, Mapping):
-        raise ReportFileError(path, f'expected a JSON object with "schema": "{SCHEMA}", got {type(raw).__name__}')
+        raise FileError(path, f'expected a JSON object with "schema": "{SCHEMA}", got {type(raw).__name__}')
     schema = raw.get('schema')
     if schema != SCHEMA:
-        raise ReportFileError(path, f'expected "schema": "{SCHEMA}", got {schema!r} (write reports with `run --json`)')
+        raise FileError(path, f'expected "schema": "{SCHEMA}", got {schema!r} (write reports with `run --json`)')
     try:
         document = _ADAPTER.validate_python(raw)
     except ValidationError as e:
         first = e.errors()[0]
         where = '.'.join(str(p) for p in first['loc'])
         more = f' (and {e.error_count() - 1} more)' if e.error_count() > 1 else ''
-        raise ReportFileError(path, f'{where}: {first["msg"]}{more}') from e
+        raise FileError(path, f'{where}: {first["msg"]}{more}') from e
     return document.with_derived()
 
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from ..errors import AgenticEvalsError
 from .document import ReportDocument
-
-__all__ = ('GateResult', 'Gates', 'MinScore', 'UnknownResultError', 'Verdict', 'check_gates', 'format_number')
 
 LISTED = 3
 """How many failing results a summary names before saying `and N more`."""
@@ -57,7 +56,7 @@ class Verdict:
         return all(r.passed for r in self.results)
 
 
-class UnknownResultError(ValueError):
+class UnknownResultError(AgenticEvalsError, ValueError):
     """A `--min-score` naming no score or assertion: a usage error, not a failed gate."""
 
 

@@ -24,8 +24,6 @@ import xml.etree.ElementTree as ET
 from .document import ReportDocument
 from .gates import Gates, Verdict, format_number
 
-__all__ = ('render_junit',)
-
 CASE_TESTCASE = '(case)'
 """The testcase name used for a case that failed to run."""
 

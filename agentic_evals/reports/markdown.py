@@ -12,8 +12,6 @@ from collections.abc import Sequence
 from .document import CaseResult, ReportDocument
 from .gates import Gates, Verdict, format_number
 
-__all__ = ('markdown_cell', 'markdown_table', 'render_markdown')
-
 PASS, FAIL, ERROR = '✅', '❌', '⚠️'
 
 

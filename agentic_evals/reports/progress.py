@@ -12,8 +12,6 @@ from types import TracebackType
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-__all__ = ('SHOW_AFTER', 'TraceProgress')
-
 SHOW_AFTER = 20
 """Traces loaded (or cases to score) before the display appears; fewer finish too fast to need it."""
 

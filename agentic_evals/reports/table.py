@@ -19,8 +19,6 @@ from rich.text import Text
 from .document import CaseResult, ReportDocument
 from .gates import Gates, format_number
 
-__all__ = ('make_console', 'print_report')
-
 NON_TTY_WIDTH = 120
 """Width when output is not a terminal and `COLUMNS` is unset (rich would use 80)."""
 

@@ -21,23 +21,17 @@ so memory grows with the largest trace (plus a small index entry per trace id), 
 file; spans of one trace spread over lines or files are merged. Protobuf files and single JSON
 documents have no lines and are read whole.
 
-Errors: unusable input raises `TraceFileError` naming the file and line (or byte offset).
+Errors: unusable input raises `FileError` naming the file and line (or byte offset).
 Recoverable problems are recovered from and listed in `LoadedTrace.warnings`: a duplicate span id
 (the first span is kept), a span whose parent is missing (it becomes a root), a child starting
 before its parent (kept), an attribute of an unknown or invalid value type (skipped), a span
 without an end time (it ends when it starts).
 """
 
-from ._assemble import LoadedTrace
-from ._errors import TraceFileError
-from ._load import load_traces, read_traces
-from ._writer import OtlpJsonFileExporter, write_otlp_json
-
-__all__ = (
-    'LoadedTrace',
-    'OtlpJsonFileExporter',
-    'TraceFileError',
-    'load_traces',
-    'read_traces',
-    'write_otlp_json',
-)
+# The package's interface to the layers above it (re-exported explicitly; the public names are
+# exported from `agentic_evals`).
+from ._assemble import LoadedTrace as LoadedTrace
+from ._load import load_traces as load_traces
+from ._load import read_traces as read_traces
+from ._writer import OtlpJsonFileExporter as OtlpJsonFileExporter
+from ._writer import write_otlp_json as write_otlp_json

@@ -13,8 +13,6 @@ from pathlib import Path
 
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
-__all__ = ('Assembler', 'LoadedTrace', 'Location', 'TraceBuilder')
-
 Location = tuple[int, 'int | None']
 """Where a span was read: index of the file in the load, and its 1-based line (None for documents)."""
 

@@ -25,15 +25,6 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import AttributeValue
 
-__all__ = (
-    'EXCEPTION_EVENT',
-    'UnknownValue',
-    'decode_json_attributes',
-    'decode_proto_attributes',
-    'fold_exception',
-    'sequence_attribute',
-)
-
 EXCEPTION_EVENT = 'exception'
 """OTel semantic conventions: the event `record_exception` adds, with the keys below."""
 EXCEPTION_KEYS = ('exception.type', 'exception.message')

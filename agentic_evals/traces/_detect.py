@@ -13,10 +13,8 @@ import re
 from pathlib import Path
 from typing import IO
 
-from ._errors import TraceFileError
+from ..errors import FileError
 from ._readers import ERRORS, JsonDocumentReader, JsonLinesReader, ProtobufReader, Reader
-
-__all__ = ('open_reader',)
 
 _HEAD = 4096
 _CONTROL = re.compile(rb'[\x00-\x08\x0b\x0c\x0e-\x1f]')
@@ -50,14 +48,14 @@ def _json_reader(stream: IO[bytes], path: Path, index: int, gzipped: bool) -> Re
 
 
 def open_reader(path: Path, index: int) -> Reader:
-    """The reader for a file's format, detected from its content; raises `TraceFileError`."""
+    """The reader for a file's format, detected from its content; raises `FileError`."""
     try:
         with open(path, 'rb') as raw:
             gzipped = raw.read(2) == b'\x1f\x8b'
     except FileNotFoundError:
-        raise TraceFileError(path, 'no such file') from None
+        raise FileError(path, 'no such file') from None
     except OSError as error:
-        raise TraceFileError(path, f'cannot read: {error.strerror or error}') from None
+        raise FileError(path, f'cannot read: {error.strerror or error}') from None
     probe = Reader(path, index, gzipped)
     try:
         with probe.open() as stream:
@@ -66,14 +64,14 @@ def open_reader(path: Path, index: int) -> Reader:
                 head = stream.read(_HEAD)
             text = head.lstrip()
             if not text:
-                raise TraceFileError(path, 'empty file' + (' (nothing inside the gzip data)' if gzipped else ''))
+                raise FileError(path, 'empty file' + (' (nothing inside the gzip data)' if gzipped else ''))
             if _CONTROL.search(head):
                 if head[0] == 0x0A:  # field 1 (resource_spans), length-delimited: an OTLP request
                     return ProtobufReader(path, index, gzipped)
-                raise TraceFileError(path, 'unknown format: binary data that is not an OTLP protobuf request')
+                raise FileError(path, 'unknown format: binary data that is not an OTLP protobuf request')
             if text[:1] in (b'{', b'['):
                 return _json_reader(stream, path, index, gzipped)
     except ERRORS as error:
         raise probe.io_error(error, None) from None
     start = text[:40].decode('utf-8', 'replace')
-    raise TraceFileError(path, f'unknown format: text that is not JSON (it starts with {start!r})')
+    raise FileError(path, f'unknown format: text that is not JSON (it starts with {start!r})')

@@ -6,8 +6,6 @@ import re
 
 from ._errors import BadData
 
-__all__ = ('optional_span_id', 'span_id', 'trace_id_key')
-
 _HEX_DIGITS = {
     (16, False): re.compile('[0-9a-fA-F]{16}').fullmatch,
     (32, False): re.compile('[0-9a-fA-F]{32}').fullmatch,

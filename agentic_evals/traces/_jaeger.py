@@ -22,8 +22,6 @@ from ._attributes import EXCEPTION_EVENT, fold_exception
 from ._errors import BadData
 from ._ids import optional_span_id, span_id, trace_id_key
 
-__all__ = ('decode_jaeger_trace',)
-
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _TRANSLATION_TAGS = frozenset({
     'span.kind',

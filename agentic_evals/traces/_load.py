@@ -14,12 +14,10 @@ import glob
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..errors import FileError
 from ._assemble import Assembler, LoadedTrace
 from ._detect import open_reader
-from ._errors import TraceFileError
 from ._readers import Reader, Unit
-
-__all__ = ('expand_sources', 'load_traces', 'read_traces')
 
 _GLOB_CHARACTERS = frozenset('*?[')
 _NOT_TRACES = frozenset({'.md', '.rst', '.py', '.yaml', '.yml', '.toml', '.ini', '.cfg', '.csv', '.html', '.xml'})
@@ -49,7 +47,7 @@ def expand_sources(sources: tuple[str | Path, ...]) -> list[Path]:
         if path.is_dir():
             found = _directory_files(path)
             if not found:
-                raise TraceFileError(path, 'no trace files in this directory')
+                raise FileError(path, 'no trace files in this directory')
         elif path.exists() or not _GLOB_CHARACTERS.intersection(str(source)):
             found = [path]
         else:
@@ -58,7 +56,7 @@ def expand_sources(sources: tuple[str | Path, ...]) -> list[Path]:
                 match_path = Path(match)
                 found.extend(_directory_files(match_path) if match_path.is_dir() else [match_path])
             if not found:
-                raise TraceFileError(path, 'no files match this pattern')
+                raise FileError(path, 'no files match this pattern')
         for file in found:
             files.setdefault(file, None)
     return list(files)
@@ -68,8 +66,8 @@ def load_traces(*sources: str | Path) -> Iterator[LoadedTrace]:
     """Each trace in the given files, directories or glob patterns, as soon as all its spans are read.
 
     Spans of one trace spread over lines or files are merged into one tree. Files are listed and
-    their formats detected now, so a missing file or an unknown format raises `TraceFileError`
-    here; everything else is read as the iterator is consumed, and raises `TraceFileError` there.
+    their formats detected now, so a missing file or an unknown format raises `FileError`
+    here; everything else is read as the iterator is consumed, and raises `FileError` there.
     """
     files = expand_sources(sources)
     readers = [open_reader(path, index) for index, path in enumerate(files)]

@@ -20,8 +20,6 @@ from ._attributes import EXCEPTION_EVENT, decode_json_attributes, fold_exception
 from ._errors import BadData
 from ._ids import optional_span_id, span_id, trace_id_key
 
-__all__ = ('STATUS', 'decode_request')
-
 STATUS: dict[object, SpanStatus] = {
     2: 'error',
     1: 'ok',

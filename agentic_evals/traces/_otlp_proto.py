@@ -16,8 +16,6 @@ from ._attributes import EXCEPTION_EVENT, decode_proto_attributes, fold_exceptio
 from ._errors import BadData
 from ._otlp_json import STATUS
 
-__all__ = ('decode_proto', 'parse_proto', 'proto_trace_ids')
-
 _UTC = timezone.utc
 
 

@@ -18,13 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, cast
 
+from ..errors import FileError
 from ._assemble import Assembler, Location
-from ._errors import BadData, TraceFileError
+from ._errors import BadData
 from ._jaeger import decode_jaeger_trace
 from ._otlp_json import decode_request
 from ._otlp_proto import decode_proto, parse_proto, proto_trace_ids
-
-__all__ = ('ERRORS', 'JsonDocumentReader', 'JsonLinesReader', 'ProtobufReader', 'Reader', 'Unit', 'parse_json')
 
 Unit = int | None
 """A line number, or None for a file read as a whole."""
@@ -105,24 +104,24 @@ class Reader:
         except ERRORS as error:
             raise self.io_error(error, None) from None
 
-    def io_error(self, error: BaseException, line: int | None) -> TraceFileError:
+    def io_error(self, error: BaseException, line: int | None) -> FileError:
         after = f' after line {line}' if line else ''
         if isinstance(error, EOFError):
             size = self.path.stat().st_size
             # Decompression reads ahead, so the last line read says little: the offset is exact.
-            return TraceFileError(self.path, 'the gzip data ends early (truncated file?)', offset=size)
+            return FileError(self.path, 'the gzip data ends early (truncated file?)', offset=size)
         if isinstance(error, (gzip.BadGzipFile, zlib.error)):
-            return TraceFileError(self.path, f'corrupt gzip data{after}: {error}')
-        return TraceFileError(self.path, f'cannot read{after}: {getattr(error, "strerror", None) or error}')
+            return FileError(self.path, f'corrupt gzip data{after}: {error}')
+        return FileError(self.path, f'cannot read{after}: {getattr(error, "strerror", None) or error}')
 
     def decode(self, document: Any, line: int | None, assembler: Assembler) -> None:
         try:
             decode_json(document, (self.index, line), assembler)
         except BadData as error:
-            raise TraceFileError(self.path, str(error), line=line) from None
+            raise FileError(self.path, str(error), line=line) from None
         except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
             message = f'malformed span data ({type(error).__name__}: {error})'
-            raise TraceFileError(self.path, message, line=line) from None
+            raise FileError(self.path, message, line=line) from None
 
 
 def _json_error(error: ValueError, ends_early: bool) -> str:
@@ -167,7 +166,7 @@ class JsonLinesReader(Reader):
                     try:
                         document = parse_json(line)
                     except ValueError:
-                        raise TraceFileError(self.path, _line_error(line), line=line_number) from None
+                        raise FileError(self.path, _line_error(line), line=line_number) from None
                     self.decode(document, line_number, assembler)
                     yield line_number
         except ERRORS as error:
@@ -187,9 +186,9 @@ class JsonDocumentReader(Reader):
             document = parse_json(data)
         except json.JSONDecodeError as error:
             ends_early = error.pos >= len(error.doc.rstrip())
-            raise TraceFileError(self.path, _json_error(error, ends_early), line=error.lineno) from None
+            raise FileError(self.path, _json_error(error, ends_early), line=error.lineno) from None
         except ValueError as error:
-            raise TraceFileError(self.path, _json_error(error, False)) from None
+            raise FileError(self.path, _json_error(error, False)) from None
         del data
         self.decode(document, None, assembler)
         yield None
@@ -202,7 +201,7 @@ class ProtobufReader(Reader):
         try:
             return parse_proto(self.read_all())
         except BadData as error:
-            raise TraceFileError(self.path, str(error)) from None
+            raise FileError(self.path, str(error)) from None
 
     def scan(self) -> Iterator[tuple[Unit, str]]:
         for trace_id in proto_trace_ids(self._parse()):
@@ -213,5 +212,5 @@ class ProtobufReader(Reader):
         try:
             decode_proto(request, (self.index, None), assembler)
         except BadData as error:
-            raise TraceFileError(self.path, str(error)) from None
+            raise FileError(self.path, str(error)) from None
         yield None

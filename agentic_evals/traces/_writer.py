@@ -22,8 +22,6 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import StatusCode
 
-__all__ = ('OtlpJsonFileExporter', 'write_otlp_json')
-
 _logger = logging.getLogger(__name__)
 _STATUS_CODES = {StatusCode.UNSET: 0, StatusCode.OK: 1, StatusCode.ERROR: 2}
 

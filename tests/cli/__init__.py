@@ -19,9 +19,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from scenario import run_scenario
 from support_agent import CASES, run_support_case
 
-from agentic_evals import capture
+from agentic_evals import capture, write_otlp_json
 from agentic_evals.cli import main
-from agentic_evals.traces import write_otlp_json
 
 ROOT = Path(__file__).resolve().parents[2]
 DATASET = ROOT / 'fixtures' / 'support' / 'dataset.yaml'

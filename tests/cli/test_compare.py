@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agentic_evals.reports import ReportDocument, compare_documents
-from agentic_evals.reports.document import AssertionResult, CaseFailure, CaseResult, ScoreResult
+from agentic_evals.reports.compare import compare_documents
+from agentic_evals.reports.document import AssertionResult, CaseFailure, CaseResult, ReportDocument, ScoreResult
 
 from . import DATASET, run_cli, traces
 

@@ -10,8 +10,7 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Status, StatusCode
 
-from agentic_evals import capture
-from agentic_evals.traces import write_otlp_json
+from agentic_evals import capture, write_otlp_json
 
 from ..real_runs import expected_calls
 from . import run_cli, traces

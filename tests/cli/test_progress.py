@@ -10,9 +10,8 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from rich.console import Console
 
-from agentic_evals import capture
+from agentic_evals import capture, write_otlp_json
 from agentic_evals.reports.progress import SHOW_AFTER, TraceProgress
-from agentic_evals.traces import write_otlp_json
 
 from . import run_cli
 

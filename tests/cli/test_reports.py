@@ -10,24 +10,21 @@ from pathlib import Path
 import pytest
 from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
 
-from agentic_evals import MaxToolCalls, TrajectoryMatch
-from agentic_evals.offline import evaluate_traces_sync
-from agentic_evals.reports import (
+from agentic_evals import MaxToolCalls, TrajectoryMatch, evaluate_traces_sync, read_traces
+from agentic_evals.reports.document import (
     SCHEMA,
-    Gates,
-    MinScore,
+    AssertionResult,
+    CaseFailure,
+    CaseResult,
     ReportDocument,
-    check_gates,
+    ScoreResult,
     document_from_report,
     read_document,
-    render_junit,
-    render_markdown,
     write_document,
 )
-from agentic_evals.reports.document import AssertionResult, CaseFailure, CaseResult, ScoreResult
-from agentic_evals.reports.gates import format_number
-from agentic_evals.reports.markdown import markdown_cell
-from agentic_evals.traces import read_traces
+from agentic_evals.reports.gates import Gates, MinScore, check_gates, format_number
+from agentic_evals.reports.junit import render_junit
+from agentic_evals.reports.markdown import markdown_cell, render_markdown
 
 from ..real_runs import VALIDATION_SPANS
 from . import traces

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentic_evals.reports import SCHEMA, read_document
+from agentic_evals.reports.document import SCHEMA, read_document
 
 from . import DATASET, ROOT, SUPPORT_CASES, run_cli, trace_files, traces
 

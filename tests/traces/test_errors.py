@@ -1,4 +1,4 @@
-"""Unusable input raises one `TraceFileError` that names the file, the line (or byte offset) and the problem."""
+"""Unusable input raises one `FileError` that names the file, the line (or byte offset) and the problem."""
 
 from __future__ import annotations
 
@@ -9,23 +9,23 @@ from pathlib import Path
 
 import pytest
 
-from agentic_evals.traces import TraceFileError, load_traces, read_traces
+from agentic_evals import FileError, load_traces, read_traces
 
 from . import TRACE_A, request, span, write_lines
 from .test_formats import COLLECTOR, collector_requests, to_protobuf
 
 
-def error_of(*sources: str | Path) -> TraceFileError:
-    with pytest.raises(TraceFileError) as raised:
+def error_of(*sources: str | Path) -> FileError:
+    with pytest.raises(FileError) as raised:
         read_traces(*sources)
     return raised.value
 
 
 def test_message_forms() -> None:
-    assert str(TraceFileError('a.jsonl', 'bad', line=3)) == 'a.jsonl:3: bad'
-    assert str(TraceFileError('a.pb', 'bad', offset=10)) == 'a.pb: byte 10: bad'
-    assert str(TraceFileError('a.pb', 'bad')) == 'a.pb: bad'
-    error = pickle.loads(pickle.dumps(TraceFileError('a.jsonl', 'bad', line=3)))
+    assert str(FileError('a.jsonl', 'bad', line=3)) == 'a.jsonl:3: bad'
+    assert str(FileError('a.pb', 'bad', offset=10)) == 'a.pb: byte 10: bad'
+    assert str(FileError('a.pb', 'bad')) == 'a.pb: bad'
+    error = pickle.loads(pickle.dumps(FileError('a.jsonl', 'bad', line=3)))
     assert (error.path, error.line, error.offset, error.message) == (Path('a.jsonl'), 3, None, 'bad')
 
 
@@ -37,7 +37,7 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_missing_file_raises_when_called_not_when_iterated(tmp_path: Path) -> None:
-    with pytest.raises(TraceFileError):
+    with pytest.raises(FileError):
         load_traces(tmp_path / 'nope.jsonl')
 
 

@@ -14,7 +14,7 @@ import pytest
 from google.protobuf import json_format  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from agentic_evals.traces import LoadedTrace, read_traces
+from agentic_evals import LoadedTrace, read_traces
 
 from . import TRACE_A, TRACE_B, request, shape, span, write_lines
 

@@ -17,8 +17,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
-from agentic_evals import capture
-from agentic_evals.traces import LoadedTrace, OtlpJsonFileExporter, read_traces, write_otlp_json
+from agentic_evals import LoadedTrace, capture, read_traces, write_otlp_json
+from agentic_evals.traces import OtlpJsonFileExporter
 
 EVERY_TYPE: dict[str, Any] = {
     'str': 'caf\u00e9',

@@ -9,7 +9,9 @@ surprising score can be traced to what was (or was not) in the spans.
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from typing import Any
@@ -20,11 +22,12 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from rich.tree import Tree
 
-from .extract import extract_trajectory
-from .traces import LoadedTrace
-from .trajectory import AgentRun, ModelRequest, ToolCall, Trajectory
-
-__all__ = ('render_trace', 'trace_json')
+from ..reports.table import make_console
+from ..traces import LoadedTrace, load_traces
+from ..trajectory.extract import extract_trajectory
+from ..trajectory.records import AgentRun, ModelRequest, ToolCall
+from ..trajectory.trajectory import Trajectory
+from .common import EXIT_PASS, UsageError
 
 PREVIEW = 120
 """Characters of arguments and results shown without `--full`."""
@@ -183,3 +186,42 @@ def trace_json(trace: LoadedTrace) -> dict[str, Any]:
         },
     }
     return dict(to_jsonable_python(data))
+
+
+def add_parser(commands: Any) -> None:
+    inspect = commands.add_parser(
+        'inspect',
+        help='show the trajectory extracted from trace files, as the evaluators see it',
+        description=(
+            'Show each trace as a tree: agent runs (sub-agents nested under the tool call that delegated), tool'
+            ' calls with status, failure stage, arguments and duration, model requests with tokens; then the'
+            ' tool-name sequences the evaluators compare, skipped spans and loader warnings.'
+        ),
+        epilog='exit status: 0 shown, 2 usage or load error (or no trace matched --trace-id)',
+    )
+    inspect.add_argument('traces', nargs='+', metavar='TRACES', help='trace files, directories or globs')
+    inspect.add_argument('--trace-id', metavar='ID', help='show only the trace whose id starts with ID')
+    inspect.add_argument('--full', action='store_true', help='show arguments and results in full, not shortened')
+    inspect.add_argument(
+        '--json', action='store_true', help='print each trajectory as one line of JSON (JSON Lines) instead of a tree'
+    )
+    inspect.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    console = make_console(sys.stdout)
+    wanted = args.trace_id.lower() if args.trace_id else None
+    shown = 0
+    for trace in load_traces(*args.traces):
+        if wanted is not None and not trace.trace_id.lower().startswith(wanted):
+            continue
+        shown += 1
+        if args.json:
+            print(json.dumps(trace_json(trace), ensure_ascii=False))
+        else:
+            console.print(render_trace(trace, full=args.full))
+            console.print()
+    if not shown:
+        which = f'with an id starting {args.trace_id!r} ' if wanted else ''
+        raise UsageError(f'no trace {which}found in {", ".join(args.traces)}')
+    return EXIT_PASS

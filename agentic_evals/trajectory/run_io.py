@@ -13,10 +13,8 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
-from .conventions import genai
-from .conventions.spans import is_agent_span, is_model_request_span
-
-__all__ = ('trace_inputs', 'trace_output')
+from ..conventions import genai
+from ..conventions.spans import is_agent_span, is_model_request_span
 
 # pydantic-ai agent spans (instrumentation version 2+): the whole conversation and the run's output.
 ALL_MESSAGES = 'pydantic_ai.all_messages'

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import json
 
-from ..trajectory import ModelRequest, ToolCall, Trajectory
-
-__all__ = ('NO_TRAJECTORY', 'render_trajectory')
+from .records import ModelRequest, ToolCall
+from .trajectory import Trajectory
 
 NO_TRAJECTORY = 'no trajectory recorded'
 """What a judge is shown instead of a trajectory when the case has no span tree."""

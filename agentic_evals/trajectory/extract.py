@@ -19,11 +19,10 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
-from .conventions import genai, google_adk, pydantic_ai
-from .conventions.spans import agent_name, failure_stage, first_str, is_agent_span
-from .trajectory import AgentRun, AgentStructure, CallKind, CallStatus, ModelRequest, ToolCall, Trajectory
-
-__all__ = ('extract_trajectory', 'parse_arguments')
+from ..conventions import genai, google_adk, pydantic_ai
+from ..conventions.spans import agent_name, failure_stage, first_str, is_agent_span
+from .records import AgentRun, AgentStructure, CallKind, CallStatus, ModelRequest, ToolCall
+from .trajectory import Trajectory
 
 _Call = tuple[SpanNode, str, CallKind, int, 'int | None']
 """(span, tool name, kind, parent span id, index of the issuing model request) of one call."""

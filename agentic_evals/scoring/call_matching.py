@@ -12,9 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .scoring import multiset_diff
-
-__all__ = ('CallView', 'accuracy', 'canonical_json', 'compare', 'counts', 'listing', 'near_misses', 'sections')
+from .sequences import multiset_diff
 
 
 @dataclass(frozen=True)

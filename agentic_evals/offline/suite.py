@@ -3,7 +3,7 @@
 Both are read with pydantic-evals' own dataset loader (an evaluators file is wrapped in a
 dataset with no cases), so the YAML syntax is exactly pydantic-evals' and every evaluator type
 it knows, plus ours, is available. Everything a user can get wrong in the file surfaces as a
-`SuiteFileError` naming the file, and the line or the evaluator, instead of a traceback.
+`FileError` naming the file, and the line or the evaluator, instead of a traceback.
 
 Scoring is `offline.scored_cases`: the CLI streams traces through it.
 """
@@ -23,27 +23,16 @@ from pydantic_evals import Dataset
 from pydantic_evals.evaluators import Evaluator
 from pydantic_evals.evaluators.common import DEFAULT_EVALUATORS
 
-from .registry import evaluator_types
+from ..errors import FileError
+from ..evaluators.registry import evaluator_types
 
 # PyYAML ships no type stubs; it is only a parser at the file boundary here (pydantic-evals depends on it).
 yaml: Any = importlib.import_module('yaml')
 
-__all__ = ('Suite', 'SuiteFileError', 'load_dataset', 'load_evaluators')
 
 EVALUATORS_FILE_KEYS = frozenset({'evaluators', 'name', '$schema'})
 # The keys OTLP JSON and Jaeger JSON trace files start with: a trace file given where a dataset belongs.
 _TRACE_MARKERS = re.compile(r'^\s*\{\s*"(resourceSpans|data|traceID)"\s*:')
-
-
-class SuiteFileError(Exception):
-    """A dataset or evaluators file that cannot be used; `str(error)` is `path[:line]: message`."""
-
-    def __init__(self, path: Path, message: str, *, line: int | None = None) -> None:
-        self.path = path
-        self.message = message
-        self.line = line
-        where = f'{path}:{line}' if line is not None else str(path)
-        super().__init__(f'{where}: {message}')
 
 
 @dataclass(frozen=True)
@@ -69,11 +58,11 @@ def load_dataset(path: Path) -> Suite:
     """A pydantic-evals dataset file (YAML or JSON) with our evaluator types registered."""
     data = _read(path)
     if not isinstance(data, dict):
-        raise SuiteFileError(path, f'expected a dataset (a mapping with `cases:`), got {_kind(data)}')
+        raise FileError(path, f'expected a dataset (a mapping with `cases:`), got {_kind(data)}')
     _check_names(path, data)
     dataset = _build(path, data)
     if not dataset.cases:
-        raise SuiteFileError(
+        raise FileError(
             path, 'the dataset has no cases (to score every trace with its evaluators, pass it with --evaluators)'
         )
     return Suite(dataset.name, path, dataset, tuple(dataset.evaluators))
@@ -85,15 +74,15 @@ def load_evaluators(path: Path) -> Suite:
     if isinstance(data, list):
         data = {'evaluators': data}
     if not isinstance(data, dict) or 'evaluators' not in data:
-        raise SuiteFileError(path, f'expected an `evaluators:` list, got {_kind(data)}')
+        raise FileError(path, f'expected an `evaluators:` list, got {_kind(data)}')
     extra = sorted(str(k) for k in data.keys() - EVALUATORS_FILE_KEYS)
     if extra:
         keys = ', '.join(repr(k) for k in extra)
-        raise SuiteFileError(
+        raise FileError(
             path, f'unexpected key(s) {keys}: --evaluators takes only an `evaluators:` list (pass a dataset as DATASET)'
         )
     if not isinstance(data['evaluators'], list) or not data['evaluators']:
-        raise SuiteFileError(path, '`evaluators:` must be a non-empty list')
+        raise FileError(path, '`evaluators:` must be a non-empty list')
     document = {'name': data.get('name') or path.name.split('.')[0], 'cases': [], 'evaluators': data['evaluators']}
     _check_names(path, document)
     dataset = _build(path, document)
@@ -104,29 +93,29 @@ def _read(path: Path) -> object:
     try:
         text = path.read_text(encoding='utf-8')
     except FileNotFoundError:
-        raise SuiteFileError(path, 'no such file') from None
+        raise FileError(path, 'no such file') from None
     except IsADirectoryError:
-        raise SuiteFileError(path, 'is a directory, not a dataset file') from None
+        raise FileError(path, 'is a directory, not a dataset file') from None
     except OSError as e:
-        raise SuiteFileError(path, f'cannot read: {e.strerror or e}') from None
+        raise FileError(path, f'cannot read: {e.strerror or e}') from None
     except UnicodeDecodeError as e:
-        raise SuiteFileError(path, f'not UTF-8 text (byte {e.start}); a trace file? DATASET comes first') from None
+        raise FileError(path, f'not UTF-8 text (byte {e.start}); a trace file? DATASET comes first') from None
     if _TRACE_MARKERS.search(text[:4096]):
-        raise SuiteFileError(path, 'this is a trace file, not a dataset: DATASET comes first, then TRACES')
+        raise FileError(path, 'this is a trace file, not a dataset: DATASET comes first, then TRACES')
     if path.suffix.lower() == '.json':
         try:
             return json.loads(text)
         except json.JSONDecodeError as e:
-            raise SuiteFileError(path, f'invalid JSON: {e.msg} (column {e.colno})', line=e.lineno) from None
+            raise FileError(path, f'invalid JSON: {e.msg} (column {e.colno})', line=e.lineno) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
         mark = getattr(e, 'problem_mark', None)
         problem = getattr(e, 'problem', None) or str(e)
         line = mark.line + 1 if mark is not None else None
-        raise SuiteFileError(path, f'invalid YAML: {problem}', line=line) from None
+        raise FileError(path, f'invalid YAML: {problem}', line=line) from None
     if data is None:
-        raise SuiteFileError(path, 'the file is empty')
+        raise FileError(path, 'the file is empty')
     return data
 
 
@@ -165,7 +154,7 @@ def _check_names(path: Path, data: dict[str, Any]) -> None:
         for spec in specs if isinstance(specs, list) else []:
             name = _spec_name(spec)
             if name is not None and name not in known:
-                raise SuiteFileError(path, f'unknown evaluator {name!r} in {where} (known: {", ".join(sorted(known))})')
+                raise FileError(path, f'unknown evaluator {name!r} in {where} (known: {", ".join(sorted(known))})')
 
 
 _FAILED_INSTANTIATE = re.compile(r"^Failed to instantiate evaluator '(?P<name>[^']+)' for (?P<where>.+?): ")
@@ -181,10 +170,10 @@ def _build(path: Path, data: dict[str, Any]) -> Dataset[Any, Any, Any]:
         first = e.errors()[0]
         where = '.'.join(str(p) for p in first['loc']) or 'the document'
         more = f' (and {e.error_count() - 1} more)' if e.error_count() > 1 else ''
-        raise SuiteFileError(path, f'{where}: {first["msg"]}{more}') from None
+        raise FileError(path, f'{where}: {first["msg"]}{more}') from None
     except Exception as e:  # ExceptionGroup of evaluator errors (a backport on Python 3.10), or ValueError
         errors: Sequence[BaseException] = getattr(e, 'exceptions', None) or [e]
-        raise SuiteFileError(path, '; '.join(_evaluator_message(str(x)) for x in errors)) from None
+        raise FileError(path, '; '.join(_evaluator_message(str(x)) for x in errors)) from None
 
 
 def _evaluator_message(message: str) -> str:

@@ -13,20 +13,6 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 from pydantic_core import to_json
 
-__all__ = (
-    'GOAL_INFERRED_PROMPT',
-    'GOAL_WITH_REFERENCE_PROMPT',
-    'NOT_RECORDED',
-    'TOPIC_ADHERENCE_PROMPT',
-    'TRAJECTORY_JUDGE_PROMPT',
-    'GoalAnswer',
-    'InferredGoalAnswer',
-    'TopicVerdict',
-    'TopicsAnswer',
-    'TrajectoryGrading',
-    'build_prompt',
-)
-
 NOT_RECORDED = 'not recorded'
 """Shown in `<Input>` or `<Output>` when the case and its trace have neither."""
 

@@ -11,13 +11,12 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_evals.evaluators import Evaluator, EvaluatorContext, EvaluatorOutput, llm_as_a_judge
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
-from ..extract import extract_trajectory
-from ..run_io import trace_inputs, trace_output
-from ._base import NO_SPAN_TREE
-from ._judge_prompts import NOT_RECORDED
-from .rendering import NO_TRAJECTORY, render_trajectory
-
-__all__ = ('CannotJudge', 'JudgeEvaluator', 'JudgeMaterial', 'default_judge_model', 'describe_error')
+from ...errors import AgenticEvalsError
+from ...trajectory.extract import extract_trajectory
+from ...trajectory.rendering import NO_TRAJECTORY, render_trajectory
+from ...trajectory.run_io import trace_inputs, trace_output
+from .._base import NO_SPAN_TREE
+from .prompts import NOT_RECORDED
 
 # pydantic-evals' documented starting default, used only if its private global ever disappears.
 _PYDANTIC_EVALS_DEFAULT_MODEL = 'openai:gpt-5.2'
@@ -36,7 +35,7 @@ def default_judge_model() -> models.Model | str:
     return value if isinstance(value, (models.Model, str)) else _PYDANTIC_EVALS_DEFAULT_MODEL
 
 
-class CannotJudge(Exception):
+class CannotJudge(AgenticEvalsError):
     """Carries the reason of a failing result out of the judging steps."""
 
 

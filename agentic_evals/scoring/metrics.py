@@ -12,22 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .call_matching import CallView, accuracy, canonical_json, compare, counts, listing, near_misses, sections
-from .scoring import F1Score, diff_arguments, lcs_score, multiset_score, short_repr
-from .trajectory import ToolCall, Trajectory
-
-__all__ = (
-    'Calls',
-    'MetricResult',
-    'argument_correctness',
-    'canonical_json',
-    'max_model_requests',
-    'max_tool_calls',
-    'tool_call_accuracy',
-    'tool_call_f1',
-    'tool_correctness',
-    'trajectory_match',
-)
+from ..trajectory.records import ToolCall
+from ..trajectory.trajectory import Trajectory
+from .call_matching import CallView, accuracy, compare, counts, listing, near_misses, sections
+from .sequences import F1Score, diff_arguments, lcs_score, multiset_score, short_repr
 
 Calls = Trajectory | Sequence[str] | Sequence[Mapping[str, Any]]
 """What the agent did: a `Trajectory`, tool names in call order, or `{"name", "args"}` dicts in call order."""

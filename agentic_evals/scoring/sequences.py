@@ -11,18 +11,6 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = (
-    'F1Score',
-    'diff_arguments',
-    'f1',
-    'lcs_length',
-    'lcs_score',
-    'multiset_diff',
-    'multiset_overlap',
-    'multiset_score',
-    'short_repr',
-)
-
 
 def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     """Length of the longest common subsequence of `a` and `b`.

@@ -6,20 +6,7 @@ would have counted from the same spans, so every evaluator (ours, the built-ins,
 users' own) sees what it sees on a live case. Nothing is re-run or re-emitted, and the result is a
 regular pydantic-evals `EvaluationReport`.
 
-Which trace belongs to which case, in order of preference:
-
-1. a root span whose `case_name` attribute equals the case name (pydantic-evals' case spans
-   carry it, so a trace exported from a pydantic-evals run matches itself);
-2. a trace whose file name without extensions equals the case name;
-3. a trace id in the case's metadata: `metadata['trace_id']` or `metadata.trace_id`
-   (32 hex characters, case-insensitive).
-
-The first rule that finds any trace decides; two traces found by it make the case ambiguous, an
-`AmbiguousTraceError` (scoring one of them silently could hide the other, a regression, say). A
-case with no trace becomes a failure in the report, with the rules it tried.
-
-Traces stream: without a dataset each is scored as soon as it is loaded and then dropped; with
-one, only traces that match a case are kept until they are scored.
+Which trace a case is scored on is decided in `matching`.
 """
 
 from __future__ import annotations
@@ -28,8 +15,7 @@ import asyncio
 import time
 import traceback
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic_evals import Case, Dataset
 from pydantic_evals.evaluators import (
@@ -39,178 +25,11 @@ from pydantic_evals.evaluators import (
     EvaluatorContext,
     EvaluatorFailure,
 )
-from pydantic_evals.otel.span_tree import SpanTree
 from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
-from .run_io import trace_inputs, trace_output
-
-__all__ = (
-    'AmbiguousTraceError',
-    'CaseMatch',
-    'MissingTraceError',
-    'TraceLike',
-    'TraceMatcher',
-    'case_from_trace',
-    'evaluate_traces',
-    'evaluate_traces_sync',
-    'match_traces',
-    'score_case',
-    'scored_cases',
-    'span_tree_metrics',
-    'trace_inputs',
-    'trace_output',
-)
-
-CASE_NAME_ATTRIBUTE = 'case_name'
-_RULES = ('case_name attribute', 'file name', 'metadata trace_id')
-
-
-class TraceLike(Protocol):
-    """What scoring needs of a loaded trace (`agentic_evals.traces.LoadedTrace` is one)."""
-
-    @property
-    def trace_id(self) -> str: ...
-
-    @property
-    def tree(self) -> SpanTree: ...
-
-    @property
-    def name(self) -> str: ...
-
-
-class MissingTraceError(LookupError):
-    """A case for which no trace was found; reported as the case's failure."""
-
-
-class AmbiguousTraceError(ValueError):
-    """Cases that each match more than one trace by the same rule; `str()` lists them all."""
-
-
-@dataclass(frozen=True)
-class CaseMatch:
-    """A case and its trace (`None` when none was found), with the rule that paired them."""
-
-    case: Case[Any, Any, Any]
-    trace: TraceLike | None
-    why: str
-
-
-@dataclass
-class TraceMatcher:
-    """Pairs streamed traces with a dataset's cases, keeping only traces that match one.
-
-    `offer` each trace as it is loaded, then `matches()`; `unmatched` names the traces no case
-    wanted (their trees are not kept).
-    """
-
-    cases: Sequence[Case[Any, Any, Any]]
-    unmatched: list[str] = field(default_factory=list[str])
-    """`'name (trace id)'` of every offered trace that matches no case."""
-
-    def __post_init__(self) -> None:
-        self._names = [case.name or f'Case {i + 1}' for i, case in enumerate(self.cases)]
-        self._by_name: dict[str, int] = {name: i for i, name in enumerate(self._names)}
-        self._by_id: dict[str, int] = {}
-        for index, case in enumerate(self.cases):
-            wanted = _metadata_trace_id(case.metadata)
-            if wanted is not None:
-                self._by_id.setdefault(wanted, index)
-        # case index -> rule rank -> the traces that rule found for it
-        self._found: dict[int, dict[int, list[TraceLike]]] = {}
-
-    def offer(self, trace: TraceLike) -> bool:
-        """Keep `trace` if it matches a case (by any rule); returns whether it was kept."""
-        hits: list[tuple[int, int]] = []
-        for root in trace.tree.roots:
-            value = root.attributes.get(CASE_NAME_ATTRIBUTE)
-            if isinstance(value, str) and value in self._by_name:
-                hits.append((self._by_name[value], 0))
-        if trace.name in self._by_name:
-            hits.append((self._by_name[trace.name], 1))
-        if trace.trace_id.lower() in self._by_id:
-            hits.append((self._by_id[trace.trace_id.lower()], 2))
-        for case_index, rank in dict.fromkeys(hits):
-            self._found.setdefault(case_index, {}).setdefault(rank, []).append(trace)
-        if not hits:
-            self.unmatched.append(f'{trace.name} ({trace.trace_id})')
-        return bool(hits)
-
-    def matches(self) -> list[CaseMatch]:
-        """Every case with its trace, in case order; raises `AmbiguousTraceError` first if any is ambiguous."""
-        result: list[CaseMatch] = []
-        ambiguous: list[str] = []
-        for index, case in enumerate(self.cases):
-            found = self._found.get(index, {})
-            if not found:
-                result.append(CaseMatch(case, None, self._tried(index)))
-                continue
-            rank = min(found)
-            traces = found[rank]
-            if len(traces) > 1:
-                listed = ', '.join(f'{t.name} ({t.trace_id})' for t in traces)
-                ambiguous.append(
-                    f'case {self._names[index]!r} matches {len(traces)} traces by {_RULES[rank]}: {listed}'
-                )
-            result.append(CaseMatch(case, traces[0], _RULES[rank]))
-        if ambiguous:
-            raise AmbiguousTraceError('; '.join(ambiguous))
-        return result
-
-    def _tried(self, index: int) -> str:
-        name = self._names[index]
-        wanted = _metadata_trace_id(self.cases[index].metadata)
-        tried = f'no root span with case_name={name!r}, no trace file named {name!r}'
-        return tried + (f', no trace with id {wanted!r}' if wanted else ', no trace_id in the metadata')
-
-
-def match_traces(cases: Sequence[Case[Any, Any, Any]], traces: Iterable[TraceLike]) -> list[CaseMatch]:
-    """Pair each case with its trace by the rules in the module docstring."""
-    matcher = TraceMatcher(cases)
-    for trace in traces:
-        matcher.offer(trace)
-    return matcher.matches()
-
-
-def _metadata_trace_id(metadata: object) -> str | None:
-    value = metadata.get('trace_id') if isinstance(metadata, Mapping) else getattr(metadata, 'trace_id', None)
-    return value.lower() if isinstance(value, str) else None
-
-
-def case_from_trace(trace: TraceLike, *, name: str | None = None) -> Case[Any, Any, Any]:
-    """The case a trace stands for without a dataset: named after its root's `case_name` (else its file),
-    inputs from its agent span, its trace id in the metadata."""
-    if name is None:
-        roots = trace.tree.roots
-        name = next((v for r in roots if isinstance(v := r.attributes.get(CASE_NAME_ATTRIBUTE), str)), trace.name)
-    return Case(name=name, inputs=trace_inputs(trace.tree), metadata={'trace_id': trace.trace_id})
-
-
-def span_tree_metrics(tree: SpanTree) -> dict[str, int | float]:
-    """The metrics pydantic-evals counts from a live case's spans: `requests`, tokens, `cost`.
-
-    Same rules as pydantic-evals' own (model-request spans with `gen_ai.request.model`; `chat`
-    operations count as requests; numeric `gen_ai.usage.*` and `operation.cost` are summed), so a
-    captured case reports what the live case did.
-    """
-    metrics: dict[str, int | float] = {}
-    for node in tree:
-        attributes = node.attributes
-        if 'gen_ai.request.model' not in attributes:
-            continue
-        for key, value in attributes.items():
-            if key == 'gen_ai.operation.name' and value == 'chat':
-                metrics['requests'] = metrics.get('requests', 0) + 1
-            elif not isinstance(value, (int, float)) or isinstance(value, bool):
-                continue
-            elif key == 'operation.cost':
-                metrics['cost'] = metrics.get('cost', 0) + value
-            elif key.startswith('gen_ai.usage.details.'):
-                name = key.removeprefix('gen_ai.usage.details.')
-                metrics[name] = metrics.get(name, 0) + value
-            elif key.startswith('gen_ai.usage.'):
-                name = key.removeprefix('gen_ai.usage.')
-                metrics[name] = metrics.get(name, 0) + value
-    return metrics
+from ..trajectory.run_io import trace_output
+from ..trajectory.run_metrics import span_tree_metrics
+from .matching import TraceLike, TraceMatcher, case_from_trace
 
 
 async def score_case(
@@ -227,7 +46,8 @@ async def score_case(
     """
     name = case.name or 'case'
     if trace is None:
-        message = f'{MissingTraceError.__name__}: no trace found for case {name!r}: {why}'
+        # Worded like the exception pydantic-evals would report, so the report reads the same.
+        message = f'MissingTraceError: no trace found for case {name!r}: {why}'
         return ReportCaseFailure(
             name=name,
             inputs=case.inputs,

@@ -1,0 +1,51 @@
+"""`agentic-evals compare`: two JSON reports side by side; a regression fails."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..reports.compare import compare_documents
+from ..reports.compare_view import print_comparison, render_comparison_markdown
+from ..reports.document import read_document
+from ..reports.table import make_console
+from .common import EXIT_FAIL, EXIT_PASS, UsageError, tolerance, write_text
+
+
+def add_parser(commands: Any) -> None:
+    compare = commands.add_parser(
+        'compare',
+        help='compare two JSON reports and fail on a regression',
+        description=(
+            'Compare two reports written by `run --json`: the average of each score, the pass rate of each'
+            ' assertion and the fail rate, with per-case changes. Fails when a score or pass rate drops (or the'
+            ' fail rate rises) by more than the tolerance.'
+        ),
+        epilog='exit status: 0 no regression, 1 a regression, 2 usage error or unreadable report',
+    )
+    compare.add_argument('baseline', metavar='BASELINE', type=Path, help='the report to compare against')
+    compare.add_argument('candidate', metavar='CANDIDATE', type=Path, help='the new report')
+    compare.add_argument(
+        '--tolerance',
+        metavar='X',
+        type=tolerance,
+        default=0.0,
+        help='allowed drop of an average or pass rate (0..1 fractions), default 0',
+    )
+    compare.add_argument('--markdown', metavar='PATH', type=Path, help='write the comparison as Markdown')
+    compare.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    comparison = compare_documents(read_document(args.baseline), read_document(args.candidate), args.tolerance)
+    if args.markdown is not None:
+        if not args.markdown.parent.is_dir():
+            raise UsageError(f'{args.markdown}: cannot write: directory {args.markdown.parent} does not exist')
+        write_text(args.markdown, render_comparison_markdown(comparison))
+    console = make_console(sys.stdout)
+    print_comparison(comparison, console)
+    style = 'bold green' if comparison.passed else 'bold red'
+    console.print(comparison.summary, style=style, markup=False, soft_wrap=True)
+    return EXIT_PASS if comparison.passed else EXIT_FAIL

@@ -1,0 +1,164 @@
+"""`agentic-evals run`: score trace files with a dataset or a list of evaluators, check the gates, write reports."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
+
+from ..offline.evaluate import scored_cases
+from ..offline.matching import AmbiguousTraceError
+from ..offline.suite import Suite, load_dataset, load_evaluators
+from ..reports.document import document_from_report, dump_document
+from ..reports.gates import Gates, check_gates
+from ..reports.junit import render_junit
+from ..reports.markdown import render_markdown
+from ..reports.progress import TraceProgress
+from ..reports.table import make_console, print_report
+from ..traces import LoadedTrace, load_traces
+from .common import EXIT_FAIL, EXIT_PASS, EXIT_STATUS, PROG, UsageError, fraction, min_score, write_text
+
+
+def add_parser(commands: Any) -> None:
+    run = commands.add_parser(
+        'run',
+        help='score trace files with a dataset (or a list of evaluators) and check the gates',
+        description=(
+            'Score trace files with the evaluators of a pydantic-evals dataset: each case finds its trace by'
+            " the root span's case_name attribute, the trace file's name, or metadata.trace_id. With"
+            ' --evaluators FILE instead of a dataset, every trace is its own case. Prints a table and a'
+            ' one-line verdict; writes JSON, JUnit XML and Markdown reports on request.'
+        ),
+        epilog=EXIT_STATUS,
+        usage=(
+            f'{PROG} run [options] DATASET TRACES [TRACES ...]\n'
+            f'       {PROG} run [options] --evaluators FILE TRACES [TRACES ...]'
+        ),
+    )
+    run.add_argument(
+        'paths',
+        nargs='+',
+        metavar='PATHS',
+        help='DATASET (a pydantic-evals dataset, YAML or JSON) then TRACES (trace files, directories or globs);'
+        ' with --evaluators, only TRACES',
+    )
+    run.add_argument(
+        '--evaluators',
+        metavar='FILE',
+        type=Path,
+        help='a YAML or JSON file with an `evaluators:` list, run on every trace (instead of DATASET)',
+    )
+    run.add_argument('--name', help='the report name (default: the dataset name, or the evaluators file name)')
+    run.add_argument('--json', metavar='PATH', type=Path, help='write the report as JSON (agentic-evals/report@1)')
+    run.add_argument('--junit', metavar='PATH', type=Path, help='write JUnit XML: one testcase per case and result')
+    run.add_argument('--markdown', metavar='PATH', type=Path, help='write a Markdown summary (PR comment, job summary)')
+    gates = run.add_argument_group('gates')
+    gates.add_argument(
+        '--allow-failures',
+        action='store_true',
+        help='do not fail for failed assertions, case failures or evaluator errors by themselves',
+    )
+    gates.add_argument(
+        '--min-score',
+        metavar='NAME=X',
+        action='append',
+        type=min_score,
+        default=[],
+        help='fail unless the average of score NAME (or the pass rate of assertion NAME) is at least X; repeatable',
+    )
+    gates.add_argument(
+        '--max-fail-rate',
+        metavar='X',
+        type=fraction,
+        help='fail if more than X (0..1, or N%%) of the cases have a failed assertion, an evaluator error or no result',
+    )
+    output = run.add_argument_group('output')
+    output.add_argument('--reasons', action='store_true', help='show the reason of every result, not only of failures')
+    output.add_argument('-q', '--quiet', action='store_true', help='show only the results that fail')
+    output.add_argument('--no-progress', action='store_true', help='never show the progress bar on stderr')
+    run.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    paths: list[str] = args.paths
+    if args.evaluators is not None:
+        suite, sources = load_evaluators(args.evaluators), paths
+    elif len(paths) < 2:
+        raise UsageError('run needs DATASET and at least one TRACES argument (or --evaluators FILE and TRACES)')
+    else:
+        suite, sources = load_dataset(Path(paths[0])), paths[1:]
+    outputs = [p for p in (args.json, args.junit, args.markdown) if p is not None]
+    for path in outputs:
+        if not path.parent.is_dir():
+            raise UsageError(f'{path}: cannot write: directory {path.parent} does not exist')
+    gates = Gates(args.allow_failures, tuple(args.min_score), args.max_fail_rate)
+    progress = TraceProgress(make_console(sys.stderr), enabled=not args.no_progress and sys.stderr.isatty())
+    unused: list[str] = []
+    with progress:
+        report = asyncio.run(_score(suite, sources, progress, unused, name=args.name))
+    _warn_unused(suite, unused)
+    document = document_from_report(report)
+    verdict = check_gates(document, gates, known_names=suite.evaluation_names())
+    if args.json is not None:
+        write_text(args.json, dump_document(document))
+    if args.junit is not None:
+        write_text(args.junit, render_junit(document, gates, verdict))
+    if args.markdown is not None:
+        write_text(args.markdown, render_markdown(document, gates, verdict))
+    console = make_console(sys.stdout)
+    print_report(document, gates, console, reasons=args.reasons, quiet=args.quiet)
+    console.print(verdict.summary, style='bold green' if verdict.passed else 'bold red', markup=False, soft_wrap=True)
+    return EXIT_PASS if verdict.passed else EXIT_FAIL
+
+
+async def _score(
+    suite: Suite, sources: Sequence[str], progress: TraceProgress, unused: list[str], *, name: str | None
+) -> EvaluationReport[Any, Any, Any]:
+    """Stream the traces through the suite: memory holds one trace (or, with a dataset, the matched ones)."""
+    loaded = 0
+
+    def on_trace(trace: LoadedTrace) -> None:
+        nonlocal loaded
+        loaded += 1
+        progress.loaded()
+        for warning in trace.warnings:
+            message = f'{PROG}: warning: trace {trace.name} ({trace.trace_id}): {warning}'
+            progress.console.print(message, markup=False, soft_wrap=True)
+
+    cases: list[ReportCase[Any, Any, Any]] = []
+    failures: list[ReportCaseFailure[Any, Any, Any]] = []
+    try:
+        results = scored_cases(
+            load_traces(*sources),
+            dataset=suite.dataset,
+            evaluators=() if suite.dataset is not None else suite.evaluators,
+            on_trace=on_trace,  # type: ignore[arg-type]
+            unmatched=unused,
+        )
+        async for result in results:
+            if not cases and not failures:
+                progress.start_scoring(len(suite.dataset.cases) if suite.dataset is not None else None)
+            if isinstance(result, ReportCase):
+                cases.append(result)
+            else:
+                failures.append(result)
+            progress.scored()
+    except AmbiguousTraceError as e:
+        raise UsageError(f'{e} (pass the traces of one run)') from None
+    if not loaded:
+        raise UsageError(f'no traces found in {", ".join(sources)}')
+    return EvaluationReport(name=name or suite.name, cases=cases, failures=failures)
+
+
+def _warn_unused(suite: Suite, unused: Sequence[str]) -> None:
+    if unused:
+        names = ', '.join(unused[:5])
+        more = f', and {len(unused) - 5} more' if len(unused) > 5 else ''
+        print(
+            f'{PROG}: warning: {len(unused)} trace(s) matched no case of {suite.name}: {names}{more}', file=sys.stderr
+        )
