@@ -1,6 +1,6 @@
-"""Compute ragas' own ToolCallAccuracy and ToolCallF1 on fixed cases; write tests/data/ragas_reference.json.
+"""Compute ragas' own ToolCallAccuracy and ToolCallF1 on fixed cases; write tests/evaluators/data/ragas_reference.json.
 
-The differential test (tests/test_reference_calls.py) compares our metrics with this table, so ragas is
+The differential test (tests/evaluators/test_reference_calls.py) compares our metrics with this table, so ragas is
 never a dependency of the project or its tests. Run with any Python 3.10+:
 
     python scripts/ragas_reference.py [--venv /tmp/ragas-venv]
@@ -33,7 +33,7 @@ from typing import Any
 RAGAS = 'ragas==0.4.3'
 PINS = ['langchain-community<0.4', 'langchain<1', 'langchain-core<1', 'langchain-openai<1']
 ROOT = Path(__file__).resolve().parent.parent
-OUTPUT = ROOT / 'tests' / 'data' / 'ragas_reference.json'
+OUTPUT = ROOT / 'tests' / 'evaluators' / 'data' / 'ragas_reference.json'
 SEED = 20240604
 CASES = 400
 

@@ -26,8 +26,8 @@ from agentic_evals.reports.gates import Gates, MinScore, check_gates, format_num
 from agentic_evals.reports.junit import render_junit
 from agentic_evals.reports.markdown import markdown_cell, render_markdown
 
+from ..cli import traces
 from ..real_runs import VALIDATION_SPANS
-from . import traces
 
 ATTEMPTS = 14 if VALIDATION_SPANS else 12
 """Tool call attempts in the scenario (pydantic-ai before 2.27.1 left no span for invalid arguments)."""

@@ -51,8 +51,8 @@ from agentic_evals.evaluators.judges.prompts import (
     TRAJECTORY_JUDGE_PROMPT,
 )
 
-from .factories import EPOCH, TreeBuilder
-from .real_runs import expected_calls
+from ...factories import EPOCH, TreeBuilder
+from ...real_runs import expected_calls
 
 JUDGES: list[type[Evaluator[object, object, object]]] = [AgentGoalAccuracy, TopicAdherence, TrajectoryJudge]
 NO_TREE = SpanTreeRecordingError('no tracer provider')

@@ -18,7 +18,7 @@ from pydantic_evals import evaluators as builtin
 
 import agentic_evals as ours
 
-from .factories import TreeBuilder, context
+from ..factories import TreeBuilder, context
 
 TOOLS = ['search', 'fetch', 'lookup', 'ask']
 ARGUMENTS = [None, '{"q": "x"}', '{"q": "y", "n": 1}', '{"n": 1.0}', 'not json', '[1]', '{}']

@@ -9,7 +9,7 @@ from pydantic_evals.evaluators import EvaluationReason
 
 from agentic_evals import ArgumentCorrectness, MaxModelRequests, MaxToolCalls, ToolCorrectness, TrajectoryMatch
 
-from .factories import TreeBuilder, context, tree_of_tools
+from ..factories import TreeBuilder, context, tree_of_tools
 
 
 def run(evaluator: object, tree: object, **kwargs: object) -> tuple[object, str | None]:

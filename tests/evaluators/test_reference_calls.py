@@ -1,6 +1,6 @@
 """ToolCallAccuracy and ToolCallF1: the same numbers as ragas where ragas is right, ours where it is not.
 
-`tests/data/ragas_reference.json` holds ragas 0.4.3's own scores, computed by `scripts/ragas_reference.py`
+`tests/evaluators/data/ragas_reference.json` holds ragas 0.4.3's own scores, computed by `scripts/ragas_reference.py`
 in a separate environment (ragas is not a dependency).
 """
 
@@ -23,7 +23,7 @@ from agentic_evals import (
     trajectory_from_messages,
 )
 
-from .factories import TreeBuilder, context
+from ..factories import TreeBuilder, context
 
 TABLE = json.loads((Path(__file__).parent / 'data' / 'ragas_reference.json').read_text(encoding='utf-8'))
 WELL_DEFINED: list[dict[str, Any]] = TABLE['well_defined']
@@ -85,7 +85,7 @@ def test_where_ragas_is_wrong_we_follow_the_documented_formula(case_id: str) -> 
 
 def test_every_defect_case_is_documented() -> None:
     assert set(DEFECTS) == set(OUR_DEFECT_VALUES)
-    page = (Path(__file__).parent.parent / 'docs' / 'ragas.md').read_text(encoding='utf-8')
+    page = (Path(__file__).parents[2] / 'docs' / 'ragas.md').read_text(encoding='utf-8')
     assert all(f'`{case_id}`' in page for case_id in DEFECTS)
 
 

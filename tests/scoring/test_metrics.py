@@ -30,7 +30,7 @@ from agentic_evals import (
     trajectory_match,
 )
 
-from .factories import TreeBuilder, context
+from ..factories import TreeBuilder, context
 
 # Upper-case text never collides with the JSON text of a number, bool, null, list or object, so two
 # values with the same sort key are equal: the flexible-order pairing then cannot depend on input order.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agentic_evals import extract_trajectory
 from agentic_evals.trajectory import extract
 
-from .factories import TreeBuilder
+from ..factories import TreeBuilder
 
 
 def names(tree_calls: object) -> list[str]:

@@ -29,7 +29,7 @@ from agentic_evals import (
 from agentic_evals.offline.matching import match_traces
 from agentic_evals.trajectory.run_io import trace_inputs, trace_output
 
-from .factories import TreeBuilder
+from ..factories import TreeBuilder
 
 PROMPT = 'Write a short report on how tool calls appear in OpenTelemetry spans.'
 OUTPUT = 'Tool spans: Arguments live on execute_tool spans.'
@@ -227,7 +227,7 @@ def test_scoring_traces_emits_no_spans_and_needs_no_provider() -> None:
         print(type(trace.get_tracer_provider()).__name__, report.cases[0].assertions['MaxToolCalls'].value)
         """
     )
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, cwd=root, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ['ProxyTracerProvider', 'True']
