@@ -25,6 +25,8 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import AttributeValue
 
+from ..errors import AgenticEvalsError
+
 EXCEPTION_EVENT = 'exception'
 """OTel semantic conventions: the event `record_exception` adds, with the keys below."""
 EXCEPTION_KEYS = ('exception.type', 'exception.message')
@@ -32,7 +34,7 @@ EXCEPTION_KEYS = ('exception.type', 'exception.message')
 _SCALARS = (str, bool, int, float)
 
 
-class UnknownValue(Exception):
+class UnknownValue(AgenticEvalsError):
     """An `AnyValue` of a type this loader does not know (its key), or with no value (None)."""
 
     def __init__(self, kind: str | None) -> None:
