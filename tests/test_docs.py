@@ -12,7 +12,11 @@ A block whose fence line contains `test="skip"` is shown but not run; one with
 in its fence line (a YAML file, say) is written to NAME in the working directory when the page
 reaches it, so later examples can read it.
 
-Run one page by hand with `python tests/test_docs.py docs/PAGE.md`.
+Run one page by hand with `python tests/test_docs.py docs/PAGE.md`. Running the pages takes
+seconds each (a fresh interpreter per page), so those tests are marked `slow`.
+
+Every relative link in the pages must lead to a file in the repository, and a `#fragment` to a
+heading of the page it names.
 """
 
 from __future__ import annotations
@@ -146,6 +150,7 @@ def test_docs_exist() -> None:
     assert {'index.md', 'getting-started.md', 'evaluators.md', 'capture.md'} <= names
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('page', _pages_with_examples(), ids=lambda p: p.name)
 def test_page_examples(page: Path, tmp_path: Path) -> None:
     env = {**os.environ, 'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')]))}
@@ -184,6 +189,110 @@ def test_run_page_fails_on_wrong_output_or_error(code: str, passes: bool, tmp_pa
     page = tmp_path / 'page.md'
     page.write_text(f'```python\n{code}```\n', encoding='utf-8')
     assert (run_page(page) == 0) is passes
+
+
+_LINK = re.compile(r'!?\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+"[^"]*")?\)|^\[[^\]]+\]:\s*(?P<ref>\S+)', re.MULTILINE)
+_CODE_SPAN = re.compile(r'(`+)(.+?)\1')
+_CODE_PATH = re.compile(r'^\.\.?/[\w./-]+$')
+_SCHEME = re.compile(r'^[a-z][a-z0-9+.-]*:', re.IGNORECASE)
+
+
+def _prose(text: str, *, inline_code: bool = False) -> str:
+    """`text` without its fenced blocks (blank lines keep the line numbers), and its inline code unless asked."""
+    kept: list[str] = []
+    fence: str | None = None
+    for line in text.splitlines():
+        stripped = line.lstrip()
+        if fence is None and stripped.startswith(('```', '~~~')):
+            fence = stripped[:3]
+            kept.append('')
+        elif fence is not None:
+            if stripped.startswith(fence):
+                fence = None
+            kept.append('')
+        else:
+            kept.append(line if inline_code else _CODE_SPAN.sub('code', line))
+    return '\n'.join(kept)
+
+
+def links(text: str) -> list[tuple[int, str]]:
+    """(line, target) of every Markdown link and reference definition outside code, in order.
+
+    A relative path written as inline code (`` `../x.md` ``, starting `./` or `../`) counts too:
+    it tells the reader where to look just as a link does.
+    """
+    prose, with_code = _prose(text), _prose(text, inline_code=True)
+    found = [(prose.count('\n', 0, m.start()) + 1, m['target'] or m['ref']) for m in _LINK.finditer(prose)]
+    found += [
+        (with_code.count('\n', 0, m.start()) + 1, m[2])
+        for m in _CODE_SPAN.finditer(with_code)
+        if _CODE_PATH.match(m[2])
+    ]
+    return sorted(found, key=lambda link: link[0])
+
+
+def anchors(text: str) -> set[str]:
+    """The fragments GitHub gives the page's headings: lower case, punctuation dropped, spaces as `-`."""
+    seen: dict[str, int] = {}
+    for line in _prose(text, inline_code=True).replace('`', '').splitlines():
+        heading = re.match(r'^#{1,6}\s+(.*?)\s*#*\s*$', line)
+        if heading is None:
+            continue
+        slug = re.sub(r'[^\w\- ]', '', heading[1].strip().lower()).replace(' ', '-')
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        if count:
+            seen[f'{slug}-{count}'] = 1
+    return set(seen)
+
+
+def broken_links(page: Path, root: Path = ROOT) -> list[str]:
+    """Every relative link of `page` that leads nowhere in `root`, or to a heading that is not there."""
+    text = page.read_text(encoding='utf-8')
+    broken: list[str] = []
+    for line, target in links(text):
+        if _SCHEME.match(target):
+            continue
+        path, _, fragment = target.partition('#')
+        resolved = (page.parent / path).resolve() if path else page
+        where = f'{page.relative_to(root).as_posix()}:{line}: {target}'
+        if not resolved.is_relative_to(root):
+            broken.append(f'{where} (outside the repository)')
+        elif not resolved.exists():
+            broken.append(f'{where} (no such file)')
+        elif fragment and resolved.suffix == '.md' and fragment not in anchors(resolved.read_text(encoding='utf-8')):
+            broken.append(f'{where} (no such heading)')
+    return broken
+
+
+@pytest.mark.parametrize('page', _pages(), ids=lambda p: p.name)
+def test_relative_links_resolve(page: Path) -> None:
+    assert broken_links(page) == []
+
+
+def test_the_link_check_sees_broken_links(tmp_path: Path) -> None:
+    text = '[a](x.md) `[b](not-a-link.md)` ![c](img.png "t") `../up.md`\n```\n[d](code.md)\n```\n[e]: ref.md\n'
+    assert links(text) == [(1, 'x.md'), (1, 'img.png'), (1, '../up.md'), (5, 'ref.md')]
+    assert anchors('# Title\n## `run`: score traces\n## Title\n```\n# not a heading\n```\n') == {
+        'title',
+        'run-score-traces',
+        'title-1',
+    }
+    docs = tmp_path / 'docs'
+    docs.mkdir()
+    (docs / 'other.md').write_text('# Other\n', encoding='utf-8')
+    page = docs / 'page.md'
+    page.write_text(
+        '# Page\n[ok](other.md#other) [self](#page) [web](https://example.com/x.md)\n'
+        '[out](../../outside.md) [gone](missing.md) [heading](other.md#nope) [here](#nope)\n',
+        encoding='utf-8',
+    )
+    assert broken_links(page, tmp_path) == [
+        'docs/page.md:3: ../../outside.md (outside the repository)',
+        'docs/page.md:3: missing.md (no such file)',
+        'docs/page.md:3: other.md#nope (no such heading)',
+        'docs/page.md:3: #nope (no such heading)',
+    ]
 
 
 if __name__ == '__main__':
