@@ -321,3 +321,45 @@ def test_a_trace_file_where_the_dataset_belongs_says_so(capsys: pytest.CaptureFi
     done = run_cli(capsys, 'run', str(support / 'baseline.otlp.jsonl'), str(support / 'dataset.yaml'))
     assert done.code == 2
     assert done.err.strip().endswith('this is a trace file, not a dataset: DATASET comes first, then TRACES')
+
+
+@pytest.mark.parametrize(
+    ('entry', 'problem'),
+    [
+        (
+            'TopicAdherence: {reference_topics: [orders], agent: 3}',
+            'TopicAdherence: agent must be a string or None, got 3',
+        ),
+        ('TopicAdherence: orders', "TopicAdherence: reference_topics must be a non-empty list of topics, got 'orders'"),
+        (
+            'TopicAdherence: {reference_topics: [orders], mode: f2}',
+            "TopicAdherence: mode must be one of 'precision', 'recall', 'f1'; got 'f2'",
+        ),
+        (
+            'AgentGoalAccuracy: {use_expected_output: maybe}',
+            "AgentGoalAccuracy: use_expected_output must be true or false, got 'maybe'",
+        ),
+        (
+            'AgentGoalAccuracy: {model: 3}',
+            "AgentGoalAccuracy: model must be a model name (e.g. 'openai:gpt-4o'), a pydantic-ai Model or None, got 3",
+        ),
+        (
+            'TrajectoryJudge: {rubric: r, score: true}',
+            'TrajectoryJudge: score must be false or a mapping with evaluation_name and include_reason (both optional),'
+            ' got True',
+        ),
+        (
+            'TrajectoryJudge: {rubric: r, model_settings: [0]}',
+            'TrajectoryJudge: model_settings must be a mapping of setting names to values, got [0]',
+        ),
+    ],
+)
+def test_a_bad_judge_setting_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, entry: str, problem: str
+) -> None:
+    name = entry.split(':')[0]
+    path = _file(tmp_path, 'evaluators.yaml', f'evaluators:\n- {entry}\n')
+    line = _error(capsys, 'run', '--evaluators', path, traces('baseline'))
+    assert (
+        line == f'agentic-evals: error: {path}: evaluator {name!r} in the dataset evaluators: bad arguments: {problem}'
+    )

@@ -15,12 +15,14 @@ from ...errors import AgenticEvalsError
 from ...trajectory.extract import extract_trajectory
 from ...trajectory.rendering import NO_TRAJECTORY, render_trajectory
 from ...trajectory.run_io import trace_inputs, trace_output
+from .. import _checks as checks
 from .._base import NO_SPAN_TREE
 from .prompts import NOT_RECORDED
 
 # pydantic-evals' documented starting default, used only if its private global ever disappears.
 _PYDANTIC_EVALS_DEFAULT_MODEL = 'openai:gpt-5.2'
 _MAX_ERROR_CHARS = 500
+_OUTPUT_CONFIG_KEYS = ('evaluation_name', 'include_reason')
 
 _Answer = TypeVar('_Answer')
 
@@ -57,7 +59,9 @@ class JudgeEvaluator(Evaluator[object, object, object]):
     """Base of the LLM judges. Not a dataclass, so each subclass's main argument stays its first field.
 
     Subclasses declare the fields annotated here and implement `judge` and `failure`; `evaluate`
-    turns any `CannotJudge` raised while judging into `failure(reason)`.
+    turns any `CannotJudge` raised while judging into `failure(reason)`. Settings are checked when
+    the judge is built, as the deterministic evaluators' are: the shared fields here, the
+    subclass's own in `problems`.
     """
 
     model: models.Model | models.KnownModelName | str | None
@@ -68,6 +72,24 @@ class JudgeEvaluator(Evaluator[object, object, object]):
 
     needs_trajectory = False
     """Fail without calling the model when the case has no span tree (else judge inputs and output)."""
+
+    def __post_init__(self) -> None:
+        settings = self.model_settings
+        checks.raise_problems(
+            self,
+            [
+                *self.problems(),
+                model_problem('model', self.model),
+                None if settings is None else checks.mapping('model_settings', settings, 'setting names'),
+                checks.optional_str('evaluation_name', self.evaluation_name),
+                checks.optional_str('agent', self.agent),
+                checks.flag('include_subagents', self.include_subagents),
+            ],
+        )
+
+    def problems(self) -> list[str | None]:
+        """The subclass's own configuration problems (see `_checks`); `None` entries are fine."""
+        return []
 
     async def evaluate(self, ctx: EvaluatorContext[object, object, object]) -> EvaluatorOutput:
         try:
@@ -126,6 +148,32 @@ class JudgeEvaluator(Evaluator[object, object, object]):
         except Exception as e:
             raise CannotJudge(f'judge failed: {describe_error(e)}') from None
         return result.output
+
+
+def model_problem(name: str, value: object) -> str | None:
+    """A model name (any provider's: pydantic-ai resolves it when the judge runs), a `Model`, or `None`."""
+    if value is None or isinstance(value, models.Model) or (isinstance(value, str) and value.strip()):
+        return None
+    return f"{name} must be a model name (e.g. 'openai:gpt-4o'), a pydantic-ai Model or None, got {value!r}"
+
+
+def output_config_problem(name: str, value: object) -> str | None:
+    """`False`, or an `OutputConfig` mapping (`evaluation_name`, `include_reason`, both optional) as in `LLMJudge`."""
+    if value is False:
+        return None
+    if not isinstance(value, dict):
+        return (
+            f'{name} must be false or a mapping with evaluation_name and include_reason (both optional), got {value!r}'
+        )
+    unknown = sorted(str(k) for k in value.keys() - set(_OUTPUT_CONFIG_KEYS))
+    if unknown:
+        known = ', '.join(repr(k) for k in _OUTPUT_CONFIG_KEYS)
+        return f'{name} has unknown key(s) {", ".join(repr(k) for k in unknown)} (known: {known})'
+    problems = [
+        None if 'evaluation_name' not in value else checks.text(f'{name}.evaluation_name', value['evaluation_name']),
+        None if 'include_reason' not in value else checks.flag(f'{name}.include_reason', value['include_reason']),
+    ]
+    return '; '.join(p for p in problems if p is not None) or None
 
 
 def describe_error(error: BaseException) -> str:

@@ -8,6 +8,7 @@ from pydantic_ai import Agent, models
 from pydantic_ai.settings import ModelSettings
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
+from .. import _checks as checks
 from .base import CannotJudge, JudgeEvaluator
 from .prompts import (
     GOAL_INFERRED_PROMPT,
@@ -52,9 +53,11 @@ class AgentGoalAccuracy(JudgeEvaluator):
     agent: str | None = None
     include_subagents: bool = True
 
-    def __post_init__(self) -> None:
-        if self.reference is not None and not (isinstance(self.reference, str) and self.reference.strip()):
-            raise ValueError(f'reference must be a non-empty string or None, got {self.reference!r}')
+    def problems(self) -> list[str | None]:
+        return [
+            checks.optional_non_empty_text('reference', self.reference),
+            checks.flag('use_expected_output', self.use_expected_output),
+        ]
 
     async def judge(self, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         reference: object = self.reference

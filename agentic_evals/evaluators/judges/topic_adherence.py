@@ -10,6 +10,7 @@ from pydantic_ai import Agent, ModelRetry, RunContext, models
 from pydantic_ai.settings import ModelSettings
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
+from .. import _checks as checks
 from .base import JudgeEvaluator
 from .prompts import (
     TOPIC_ADHERENCE_PROMPT,
@@ -71,11 +72,11 @@ class TopicAdherence(JudgeEvaluator):
     agent: str | None = None
     include_subagents: bool = True
 
-    def __post_init__(self) -> None:
-        if not self.reference_topics or not all(isinstance(t, str) and t.strip() for t in self.reference_topics):
-            raise ValueError(f'reference_topics must be a non-empty list of topics, got {self.reference_topics!r}')
-        if self.mode not in get_args(TopicAdherenceMode):
-            raise ValueError(f"mode must be 'precision', 'recall' or 'f1', got {self.mode!r}")
+    def problems(self) -> list[str | None]:
+        return [
+            checks.topics('reference_topics', self.reference_topics),
+            checks.choice('mode', self.mode, get_args(TopicAdherenceMode)),
+        ]
 
     async def judge(self, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         sections = [*self.material(ctx).sections, ('ReferenceTopics', '\n'.join(self.reference_topics))]

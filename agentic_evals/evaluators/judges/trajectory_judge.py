@@ -9,7 +9,8 @@ from pydantic_ai import Agent, models
 from pydantic_ai.settings import ModelSettings
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext, EvaluatorOutput, OutputConfig
 
-from .base import JudgeEvaluator
+from .. import _checks as checks
+from .base import JudgeEvaluator, output_config_problem
 from .prompts import (
     TRAJECTORY_JUDGE_PROMPT,
     TrajectoryGrading,
@@ -54,11 +55,16 @@ class TrajectoryJudge(JudgeEvaluator):
 
     needs_trajectory = True
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.rubric, str) or not self.rubric.strip():
-            raise ValueError(f'rubric must be a non-empty string, got {self.rubric!r}')
-        if self.score is False and self.assertion is False:
-            raise ValueError('score and assertion are both False: the judge would report nothing')
+    def problems(self) -> list[str | None]:
+        return [
+            checks.non_empty_text('rubric', self.rubric),
+            checks.flag('include_expected_output', self.include_expected_output),
+            output_config_problem('score', self.score),
+            output_config_problem('assertion', self.assertion),
+            'score and assertion are both False: the judge would report nothing'
+            if self.score is False and self.assertion is False
+            else None,
+        ]
 
     async def judge(self, ctx: EvaluatorContext[object, object, object]) -> EvaluatorOutput:
         sections = self.material(ctx).sections
