@@ -45,22 +45,34 @@ def missing_agent(trajectory: Trajectory, agent: str | None) -> str | None:
     return f'agent {agent!r} not found in the trace; agents seen: {trajectory.agent_names!r}'
 
 
+@dataclass(frozen=True)
+class NothingToScore:
+    """Why a metric has no calls to score (the scoped agent is not in the trajectory): its failing reason."""
+
+    reason: str
+
+
 def _observed(
     actual: Calls,
     include_failed: bool,
     agent: str | None,
     include_subagents: bool,
-) -> list[CallView] | str:
-    """The calls to score, or why there is nothing to score (the agent is not in the trajectory)."""
+) -> list[CallView] | NothingToScore:
+    """The calls to score, or why there are none."""
     if isinstance(actual, Trajectory):
         if (missing := missing_agent(actual, agent)) is not None:
-            return missing
+            return NothingToScore(missing)
         scope: dict[str, Any] = {
             'include_failed': include_failed,
             'agent': agent,
             'include_subagents': include_subagents,
         }
         return [_view(c) for c in actual.calls(**scope)]
+    return _given_calls(actual)
+
+
+def _given_calls(actual: Sequence[str] | Sequence[Mapping[str, Any]]) -> list[CallView]:
+    """Calls passed as `{"name", "args"}` dicts (no agents: nothing is ever missing)."""
     if isinstance(actual, (str, bytes)) or not isinstance(actual, Sequence):
         raise TypeError(f'expected a Trajectory or a list of calls, got {type(actual).__name__}')
     if any(isinstance(item, str) for item in actual):
@@ -68,12 +80,19 @@ def _observed(
     return [_parse_call(item, i) for i, item in enumerate(actual)]
 
 
-def _observed_names(actual: Calls, include_failed: bool, agent: str | None, include_subagents: bool) -> list[str] | str:
-    """The names of the calls to score (no records made), or why there is nothing to score."""
+def _observed_names(
+    actual: Calls, include_failed: bool, agent: str | None, include_subagents: bool
+) -> list[str] | NothingToScore:
+    """The names of the calls to score (no records made), or why there are none."""
     if isinstance(actual, Trajectory):
         if (missing := missing_agent(actual, agent)) is not None:
-            return missing
+            return NothingToScore(missing)
         return actual.call_names(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
+    return _given_names(actual)
+
+
+def _given_names(actual: Sequence[str] | Sequence[Mapping[str, Any]]) -> list[str]:
+    """Tool names, or the names of `{"name", "args"}` dicts, passed in call order."""
     if isinstance(actual, (str, bytes)) or not isinstance(actual, Sequence):
         raise TypeError(f'expected a Trajectory or a list of calls, got {type(actual).__name__}')
     return [item if isinstance(item, str) else _parse_call(item, i).name for i, item in enumerate(actual)]
@@ -119,8 +138,8 @@ def tool_correctness(
 ) -> MetricResult:
     """`True` when the called tool names equal `expected_tools` as a multiset (see `ToolCorrectness`)."""
     called = _observed_names(actual, include_failed, agent, include_subagents)
-    if isinstance(called, str):
-        return MetricResult(False, called)
+    if isinstance(called, NothingToScore):
+        return MetricResult(False, called.reason)
     want, got = Counter(expected_tools), Counter(called)
     missing, extra = want - got, got - want
     scope = scope_suffix(agent, include_subagents)
@@ -146,8 +165,8 @@ def trajectory_match(
 ) -> MetricResult:
     """F1 of the tool-name sequence against `expected_trajectory` (see `TrajectoryMatch`)."""
     called = _observed_names(actual, include_failed, agent, include_subagents)
-    if isinstance(called, str):
-        return MetricResult(0.0, called)
+    if isinstance(called, NothingToScore):
+        return MetricResult(0.0, called.reason)
     expected = list(expected_trajectory)
     scope = scope_suffix(agent, include_subagents)
     if order == 'exact':
@@ -177,8 +196,7 @@ def max_tool_calls(
             return MetricResult(False, missing)
         count = actual.call_count(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
     else:
-        names = _observed_names(actual, include_failed, agent, include_subagents)
-        count = len(names)
+        count = len(_given_names(actual))
     reason = f'{count} tool call(s), budget={max_calls}{scope_suffix(agent, include_subagents)}'
     return MetricResult(count <= max_calls, reason)
 
@@ -227,9 +245,7 @@ def argument_correctness(
             include_failed=include_failed, agent=agent, include_subagents=include_subagents, name=tool_name
         )
     else:
-        observed = _observed(actual, include_failed, agent, include_subagents)
-        assert not isinstance(observed, str)  # only a Trajectory has agents to miss
-        matches = [call for call in observed if call.name == tool_name]
+        matches = [call for call in _given_calls(actual) if call.name == tool_name]
     scope = scope_suffix(agent, include_subagents)
     if not matches:
         return MetricResult(False, f'No calls to tool {tool_name!r} were recorded.{scope}')
@@ -277,8 +293,8 @@ def tool_call_accuracy(
     """
     reference = _parse_reference_calls(reference_tool_calls)
     observed = _observed(actual, include_failed, agent, include_subagents)
-    if isinstance(observed, str):
-        return MetricResult(0.0, observed)
+    if isinstance(observed, NothingToScore):
+        return MetricResult(0.0, observed.reason)
     value, reason = accuracy(observed, reference, strict_order)
     return MetricResult(value, reason + scope_suffix(agent, include_subagents))
 
@@ -298,8 +314,8 @@ def tool_call_f1(
     """
     reference = _parse_reference_calls(reference_tool_calls)
     observed = _observed(actual, include_failed, agent, include_subagents)
-    if isinstance(observed, str):
-        return MetricResult(0.0, observed)
+    if isinstance(observed, NothingToScore):
+        return MetricResult(0.0, observed.reason)
     scope = scope_suffix(agent, include_subagents)
     if not observed and not reference:
         return MetricResult(1.0, f'both reference and actual calls are empty{scope}')
