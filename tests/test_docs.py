@@ -295,5 +295,60 @@ def test_the_link_check_sees_broken_links(tmp_path: Path) -> None:
     ]
 
 
+_BULLET = re.compile(r'^(?P<indent> *)- (?P<text>.*)$')
+_PY_NAME = re.compile(r'`(\w+\.py)`')
+
+
+def documented_modules(text: str) -> set[str]:
+    """The modules the "Module by module" list of docs/architecture.md names, as paths in the package.
+
+    A top-level bullet naming a `package/` sets the package for the bullets nested under it; a
+    nested bullet naming `sub/` first is a sub-package. Every `name.py` in a bullet (with its
+    continuation lines) is a module of that bullet's package.
+    """
+    section = text.split('### Module by module', 1)[1].split('\n## ', 1)[0]
+    bullets: list[tuple[int, str]] = []
+    for line in section.splitlines():
+        bullet = _BULLET.match(line)
+        if bullet is not None:
+            bullets.append((len(bullet['indent']), bullet['text']))
+        elif bullets and line.startswith(' '):
+            bullets[-1] = (bullets[-1][0], f'{bullets[-1][1]} {line.strip()}')
+    found: set[str] = set()
+    package = ''
+    for indent, bullet_text in bullets:
+        head = re.match(r'`(\w+)/`', bullet_text)
+        if indent == 0:
+            package = f'{head[1]}/' if head else ''
+        prefix = package + (f'{head[1]}/' if head and indent else '')
+        found |= {prefix + name for name in _PY_NAME.findall(bullet_text)}
+    return found
+
+
+def test_the_architecture_page_names_every_module() -> None:
+    package = ROOT / 'agentic_evals'
+    modules = {p.relative_to(package).as_posix() for p in package.rglob('*.py')}
+    documented = documented_modules((DOCS / 'architecture.md').read_text(encoding='utf-8'))
+    undocumented = {m for m in modules - documented if not m.endswith('/__init__.py')}
+    assert (sorted(undocumented), sorted(documented - modules)) == ([], [])
+
+
+def test_documented_modules_reads_nested_lists() -> None:
+    text = (
+        '### Module by module\n\n- `errors.py`: x; `__main__.py`: y.\n- `pkg/`: `__init__.py` is z.\n'
+        '  - `a.py`, `b.py`: one\n    line, and `c.py`.\n  - `sub/`: `d.py`.\n- `top.py`: w.\n\n## Next\n- `no.py`\n'
+    )
+    assert documented_modules(text) == {
+        'errors.py',
+        '__main__.py',
+        'pkg/__init__.py',
+        'pkg/a.py',
+        'pkg/b.py',
+        'pkg/c.py',
+        'pkg/sub/d.py',
+        'top.py',
+    }
+
+
 if __name__ == '__main__':
     sys.exit(run_page(Path(sys.argv[1]).resolve()))
