@@ -12,7 +12,7 @@ PY310_CANDIDATES := python3.10 $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/pyth
 MIN_PYTHON ?= $(firstword $(shell for p in $(PY310_CANDIDATES); do $$p -c '' >/dev/null 2>&1 && echo $$p; done) $(PYTHON))
 MIN_VENV := .venv-min
 
-.PHONY: install demo test lint typecheck pytest test-min bench clean
+.PHONY: install demo test test-fast lint typecheck pytest test-min bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ pytest: install
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
+
+# Everything but the tests marked slow (they start a Python interpreter): a quick check while working.
+# `make test` and CI still run every test.
+test-fast: install
+	$(BIN)/pytest -q -m "not slow"
 
 $(MIN_VENV)/.installed: pyproject.toml Makefile
 	rm -rf $(MIN_VENV)

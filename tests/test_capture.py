@@ -163,6 +163,7 @@ GLOBAL_SETUPS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('setup', GLOBAL_SETUPS.values(), ids=GLOBAL_SETUPS.keys())
 def test_global_providers(setup: str) -> None:
     """Each global setup in its own process: the global provider can be set once per process."""

@@ -144,6 +144,7 @@ LOGFIRE_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_logfire_runs_extract_and_score_the_same() -> None:
     root = Path(__file__).resolve().parent.parent
     script = LOGFIRE_SCRIPT.format(fixtures=str(root / 'fixtures'), root=str(root))

@@ -188,6 +188,7 @@ def _env() -> dict[str, str]:
     return {**os.environ, 'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')]))}
 
 
+@pytest.mark.slow
 def test_python_dash_m_in_a_subprocess(tmp_path: Path) -> None:
     report = tmp_path / 'report.json'
     argv = [sys.executable, '-m', 'agentic_evals', 'run', str(DATASET), traces('regressed'), '--json', str(report)]
@@ -198,6 +199,7 @@ def test_python_dash_m_in_a_subprocess(tmp_path: Path) -> None:
     assert read_document(report).totals.cases == 4
 
 
+@pytest.mark.slow
 def test_console_script_exit_status() -> None:
     script = Path(sys.executable).parent / 'agentic-evals'
     if not script.exists():

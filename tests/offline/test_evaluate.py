@@ -215,6 +215,7 @@ def test_the_case_reports_the_recorded_run(scenario_trace: Trace) -> None:
     }
 
 
+@pytest.mark.slow
 def test_scoring_traces_emits_no_spans_and_needs_no_provider() -> None:
     """Nothing is replayed: the global provider stays unset, and no span reaches any exporter."""
     script = textwrap.dedent(
