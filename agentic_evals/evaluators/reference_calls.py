@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
-from ..scoring.metrics import _parse_reference_calls, tool_call_accuracy, tool_call_f1
+from ..scoring.metrics import parse_reference_calls, tool_call_accuracy, tool_call_f1
 from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
 from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator, as_reason
@@ -16,7 +16,7 @@ from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator, as_
 def _reference_problem(reference_tool_calls: object) -> str | None:
     """A bad reference call list fails at construction, naming the bad call, not at evaluation."""
     try:
-        _parse_reference_calls(reference_tool_calls)  # type: ignore[arg-type]
+        parse_reference_calls(reference_tool_calls)  # type: ignore[arg-type]
     except ValueError as e:
         return str(e)
     return None

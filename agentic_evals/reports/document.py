@@ -241,10 +241,6 @@ def dump_document(document: ReportDocument) -> str:
     return _ADAPTER.dump_json(document, indent=2).decode() + '\n'
 
 
-def write_document(document: ReportDocument, path: Path) -> None:
-    path.write_text(dump_document(document), encoding='utf-8')
-
-
 def read_document(path: Path) -> ReportDocument:
     """Read and validate a report written by `run --json`; raises `FileError` saying what is wrong."""
     try:

@@ -117,7 +117,7 @@ def _parse_call(item: object, index: int) -> CallView:
     return CallView(name, dict(args))
 
 
-def _parse_reference_calls(calls: Sequence[Mapping[str, Any]]) -> list[CallView]:
+def parse_reference_calls(calls: Sequence[Mapping[str, Any]]) -> list[CallView]:
     """Validate reference calls; `ValueError` naming the bad item (evaluators call this at construction)."""
     if isinstance(calls, (str, bytes, Mapping)) or not isinstance(calls, Sequence):
         raise ValueError(f'reference_tool_calls must be a list of {{"name", "args"}} mappings, got {calls!r}')
@@ -291,7 +291,7 @@ def tool_call_accuracy(
     0.0 when only the call has some); the sum is divided by the number of reference calls. Both lists
     empty scores 1.0, one empty 0.0. Values compare as `canonical_json`.
     """
-    reference = _parse_reference_calls(reference_tool_calls)
+    reference = parse_reference_calls(reference_tool_calls)
     observed = _observed(actual, include_failed, agent, include_subagents)
     if isinstance(observed, NothingToScore):
         return MetricResult(0.0, observed.reason)
@@ -312,7 +312,7 @@ def tool_call_f1(
     Precision = matched / calls, recall = matched / reference calls, the value their F1. A call made
     twice must be expected twice (ragas collapses repeats); both lists empty scores 1.0 (ragas: 0.0).
     """
-    reference = _parse_reference_calls(reference_tool_calls)
+    reference = parse_reference_calls(reference_tool_calls)
     observed = _observed(actual, include_failed, agent, include_subagents)
     if isinstance(observed, NothingToScore):
         return MetricResult(0.0, observed.reason)

@@ -19,8 +19,8 @@ from agentic_evals.reports.document import (
     ReportDocument,
     ScoreResult,
     document_from_report,
+    dump_document,
     read_document,
-    write_document,
 )
 from agentic_evals.reports.gates import Gates, MinScore, check_gates, format_number
 from agentic_evals.reports.junit import render_junit
@@ -79,7 +79,7 @@ def test_document_from_a_real_report(document: ReportDocument) -> None:
 
 def test_json_round_trip(document: ReportDocument, tmp_path: Path) -> None:
     path = tmp_path / 'report.json'
-    write_document(document, path)
+    path.write_text(dump_document(document), encoding='utf-8')
     raw = json.loads(path.read_text(encoding='utf-8'))
     assert list(raw) == ['schema', 'name', 'cases', 'failures', 'averages', 'totals']
     assert raw['cases'][0]['metrics']['requests'] == 14  # ints stay ints
@@ -88,7 +88,7 @@ def test_json_round_trip(document: ReportDocument, tmp_path: Path) -> None:
 
 def test_readers_recompute_averages_and_totals(document: ReportDocument, tmp_path: Path) -> None:
     path = tmp_path / 'edited.json'
-    write_document(document, path)
+    path.write_text(dump_document(document), encoding='utf-8')
     raw = json.loads(path.read_text(encoding='utf-8'))
     raw['averages']['scores']['TrajectoryMatch'] = 1.0
     raw['totals'] = {}
@@ -228,7 +228,7 @@ def test_numbers_never_look_equal_when_they_differ() -> None:
 
 def test_readers_accept_keys_added_within_the_same_version(document: ReportDocument, tmp_path: Path) -> None:
     path = tmp_path / 'newer.json'
-    write_document(document, path)
+    path.write_text(dump_document(document), encoding='utf-8')
     raw = json.loads(path.read_text(encoding='utf-8'))
     raw['generator'] = 'agentic-evals 9.9'
     raw['cases'][0]['tags'] = ['nightly']
