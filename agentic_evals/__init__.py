@@ -14,6 +14,7 @@ from .evaluators.registry import evaluator_types
 from .evaluators.tools import ArgumentCorrectness, ArgumentMatchMode, ArgumentOccurrence, ToolCorrectness
 from .offline.context import evaluator_context
 from .offline.evaluate import evaluate_traces, evaluate_traces_sync
+from .offline.matching import AmbiguousTraceError
 from .scoring.call_matching import canonical_json
 from .scoring.metrics import (
     MetricResult,
@@ -35,6 +36,7 @@ __all__ = (
     'AgentGoalAccuracy',
     'AgentRun',
     'AgenticEvalsError',
+    'AmbiguousTraceError',
     'ArgumentCorrectness',
     'ArgumentMatchMode',
     'ArgumentOccurrence',
