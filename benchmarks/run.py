@@ -38,6 +38,8 @@ Context = EvaluatorContext[object, object, object]
 SEED = 20250601
 COMBINED_TOOL_SPANS = 2_000
 COMBINED_TARGET = 4.0
+SINGLE_TARGET = 1.0
+"""No evaluator alone may be slower than its built-in."""
 IN_ORDER_SIZES = (100, 1_000, 3_000)
 IN_ORDER_TARGET_SIZE = 3_000
 IN_ORDER_TARGET = 50.0
@@ -72,6 +74,13 @@ class Case:
     repeats: int
     target: float | None = None
     """Minimum built-in/ours time ratio this case should reach; `None` for rows shown for context."""
+    with_requests: bool = True
+    """Whether `ctx.metrics` holds `requests` (without it both `MaxModelRequests` count spans)."""
+
+    @property
+    def metrics(self) -> dict[str, int | float]:
+        metrics = self.plan.metrics
+        return metrics if self.with_requests else {k: v for k, v in metrics.items() if k != 'requests'}
 
 
 @dataclass
@@ -166,7 +175,7 @@ def measure(case: Case) -> Measurement:
     result = Measurement(case)
     builtin_evaluators = [p.builtin for p in case.pairs]
     ours_evaluators = [p.ours for p in case.pairs]
-    metrics = case.plan.metrics
+    metrics = case.metrics
     for repetition in range(-1, case.repeats):
         tree = case.plan.build_tree()
         if repetition % 2 == 0:
@@ -208,7 +217,7 @@ def measure_ours_split(plan: AgentRunPlan, evaluators: Sequence[AnyEvaluator], r
 
 
 def combined_pairs(plan: AgentRunPlan) -> tuple[Pair, ...]:
-    """The five evaluators (TrajectoryMatch twice) as a case might configure them for this run."""
+    """The six evaluators (TrajectoryMatch twice) as a case might configure them for this run."""
     trajectory = plan.trajectory
     last_sql = next(c for c in reversed(plan.calls) if c.name == 'run_sql' and c.outcome == 'ok')
     return (
@@ -238,6 +247,33 @@ def combined_pairs(plan: AgentRunPlan) -> tuple[Pair, ...]:
         pair('MaxToolCalls', builtin.MaxToolCalls, ours.MaxToolCalls, max_calls=2_500),
         pair('MaxModelRequests', builtin.MaxModelRequests, ours.MaxModelRequests, max_requests=1_000),
     )
+
+
+SHAPES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ('pydantic-ai', {}),
+    ('one chat per call, tools after it', {'calls_per_response': 1}),
+    ('one chat per call, tools under it', {'calls_per_response': 1, 'layout': 'children'}),
+)
+"""The tree shapes every evaluator is measured on: pydantic-ai's (one to five calls per response,
+tool spans beside their chat span), then one chat span per call with the tool span after it or
+inside it (frameworks that parent tool spans to the model request)."""
+
+
+def shape_cases(shape: str, plan: AgentRunPlan, repeats: Callable[[int], int]) -> list[Case]:
+    """The six evaluators together and each alone, with and without `ctx.metrics['requests']`.
+
+    Only `MaxModelRequests` reads the metric, so it alone is measured both ways; without it both
+    sides count model-request spans themselves.
+    """
+    pairs = combined_pairs(plan)
+    cases = [
+        Case(f'{shape}: all six together', plan, pairs, repeats(21), COMBINED_TARGET),
+        Case(f'{shape}: all six, no requests metric', plan, pairs, repeats(21), COMBINED_TARGET, with_requests=False),
+    ]
+    cases += [Case(f'{shape}: {p.label} alone', plan, (p,), repeats(9), SINGLE_TARGET) for p in pairs]
+    name = f'{shape}: {pairs[-1].label} alone, no requests metric'
+    cases.append(Case(name, plan, pairs[-1:], repeats(9), SINGLE_TARGET, with_requests=False))
+    return cases
 
 
 def in_order_case(size: int, repeats: int) -> Case:
@@ -339,14 +375,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print('  Note: other processes are busy on this machine; expect noisy times (ratios are steadier).')
     started = time.perf_counter()
 
-    plan = plan_run(tool_spans=COMBINED_TOOL_SPANS, seed=SEED)
-    pairs = combined_pairs(plan)
-    print(
-        f'\nRun with {len(plan.calls):,} tool spans ({len(plan.trajectory):,} successful), '
-        f'{plan.model_requests:,} chat spans, {len(plan.spans):,} spans in all.'
-    )
-    cases = [Case(f'all five together, {COMBINED_TOOL_SPANS:,} tool calls', plan, pairs, repeats(21), COMBINED_TARGET)]
-    cases += [Case(f'{p.label} alone, {COMBINED_TOOL_SPANS:,} tool calls', plan, (p,), repeats(9)) for p in pairs]
+    shapes = [(shape, plan_run(tool_spans=COMBINED_TOOL_SPANS, seed=SEED, **options)) for shape, options in SHAPES]
+    cases: list[Case] = []
+    for shape, plan in shapes:
+        print(
+            f'\n{shape}: {len(plan.calls):,} tool spans ({len(plan.trajectory):,} successful), '
+            f'{plan.model_requests:,} chat spans, {len(plan.spans):,} spans in all.'
+        )
+        cases += shape_cases(shape, plan, repeats)
     cases += [in_order_case(size, repeats(n)) for size, n in zip(IN_ORDER_SIZES, (21, 9, 5), strict=True)]
 
     measurements: list[Measurement] = []
@@ -360,14 +396,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f'\n{results_table(measurements)}')
     print('\nValues (identical on both sides in every run):')
-    for m in [measurements[0], *measurements[len(pairs) + 1 :]]:
-        print(f'  {values_line(m)}')
+    for m in measurements:
+        if len(m.case.pairs) > 1 or m.case.name.startswith('in_order'):
+            print(f'  {values_line(m)}')
 
-    extraction, scoring = measure_ours_split(plan, [p.ours for p in pairs], repeats(9))
-    print(
-        f'\nWhere our time goes on the {COMBINED_TOOL_SPANS:,}-call tree: extract_trajectory on a fresh tree '
-        f'{milliseconds(extraction)} ms; the six evaluators once it is cached {milliseconds(scoring)} ms.'
-    )
+    print('\nWhere our time goes (medians): extract_trajectory on a fresh tree; the six evaluators once it is cached.')
+    for shape, plan in shapes:
+        extraction, scoring = measure_ours_split(plan, [p.ours for p in combined_pairs(plan)], repeats(9))
+        print(f'  {shape}: {milliseconds(extraction)} ms; {milliseconds(scoring)} ms')
 
     missed = [m.case.name for m in measurements if m.met is False]
     print(f'\nTargets: {"all met" if not missed else "NOT MET: " + "; ".join(missed)}.')

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
@@ -52,6 +52,9 @@ CALLS_PER_RESPONSE = (1, 2, 3, 4, 5)
 CALLS_PER_RESPONSE_WEIGHTS = (35, 30, 20, 10, 5)
 
 Outcome = Literal['ok', 'retry', 'invalid']
+Layout = Literal['siblings', 'children']
+"""Where a response's tool spans go: after their chat span under the agent run (pydantic-ai), or
+under the chat span itself (frameworks that parent tool spans to the model request)."""
 
 
 def _compact(value: object) -> str:
@@ -220,10 +223,19 @@ class _Clock:
         return self.origin + timedelta(microseconds=microseconds)
 
 
-def plan_run(*, ok_calls: int | None = None, tool_spans: int | None = None, seed: int = 0) -> AgentRunPlan:
+def plan_run(
+    *,
+    ok_calls: int | None = None,
+    tool_spans: int | None = None,
+    seed: int = 0,
+    calls_per_response: int | None = None,
+    layout: Layout = 'siblings',
+) -> AgentRunPlan:
     """Plan a run that stops once it has `ok_calls` successful calls or `tool_spans` tool spans.
 
     Exactly one of the two limits must be given. The same arguments always give the same plan.
+    `calls_per_response` fixes the number of calls each response issues (one to five, drawn, by
+    default); `layout` says where tool spans hang (see `Layout`).
     """
     if (ok_calls is None) == (tool_spans is None):
         raise ValueError('pass exactly one of ok_calls and tool_spans')
@@ -261,7 +273,8 @@ def plan_run(*, ok_calls: int | None = None, tool_spans: int | None = None, seed
         # Decide this response's calls (none once the limit is reached: the final text answer).
         issued: list[PlannedCall] = []
         if not done():
-            wanted = rng.choices(CALLS_PER_RESPONSE, CALLS_PER_RESPONSE_WEIGHTS)[0]
+            drawn = rng.choices(CALLS_PER_RESPONSE, CALLS_PER_RESPONSE_WEIGHTS)[0]
+            wanted = drawn if calls_per_response is None else calls_per_response
             names = reissue + rng.choices(tool_names, tool_weights, k=max(0, wanted - len(reissue)))
             reissue = []
             for name in names:
@@ -291,10 +304,12 @@ def plan_run(*, ok_calls: int | None = None, tool_spans: int | None = None, seed
         input_tokens += context_tokens
         output_tokens += out_tokens
         chat_start, chat_end = now, now + rng.randint(300_000, 3_000_000)
+        chat_id = rng.getrandbits(64)
+        chat_index = len(spans)
         spans.append(
             PlannedSpan(
                 name=f'chat {REQUEST_MODEL}',
-                span_id=rng.getrandbits(64),
+                span_id=chat_id,
                 parent_span_id=root_id,
                 start=clock.at(chat_start),
                 end=clock.at(chat_end),
@@ -323,19 +338,22 @@ def plan_run(*, ok_calls: int | None = None, tool_spans: int | None = None, seed
         # Validation first (invalid calls get a short span before anything runs), then the rest run
         # concurrently, started in issue order.
         ends = [now]
+        tool_parent = root_id if layout == 'siblings' else chat_id
         for call in issued:
             if call.outcome == 'invalid':
                 end = now + rng.randint(30, 120)
-                spans.append(_tool_span(call, root_id, clock.at(now), clock.at(end), shared, rng))
+                spans.append(_tool_span(call, tool_parent, clock.at(now), clock.at(end), shared, rng))
                 ends.append(end)
                 now = end + rng.randint(5, 20)
         for call in issued:
             if call.outcome != 'invalid':
                 end = now + rng.randint(500, 800_000)
-                spans.append(_tool_span(call, root_id, clock.at(now), clock.at(end), shared, rng))
+                spans.append(_tool_span(call, tool_parent, clock.at(now), clock.at(end), shared, rng))
                 ends.append(end)
                 now += rng.randint(15, 60)
         calls.extend(issued)
+        if layout == 'children':  # the model request span then lasts until its tools are done
+            spans[chat_index] = replace(spans[chat_index], end=clock.at(max(ends)))
         # Tool results join the context, which the run keeps under the model's window by trimming history.
         context_tokens = min(context_tokens + sum(rng.randint(20, 400) for _ in issued), CONTEXT_WINDOW)
         now = max(ends) + rng.randint(1_000, 5_000)
