@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 import pydantic_core
 
+from .conventions import genai, pydantic_ai
+from .conventions.arguments import parse_arguments
 from .trajectory.records import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall
 from .trajectory.trajectory import Trajectory
 
@@ -35,7 +37,6 @@ _NOT_EXECUTED_REPLIES = (
     'Tool not executed - a final result was already processed.',
     'Output tool not used - a final result was already processed.',
 )
-_DEFAULT_OUTPUT_TOOL = 'final_result'
 # 2.4 retries an unknown tool name with this prompt; 2.62 records the cause `unknown_tool` instead.
 _UNKNOWN_TOOL_PROMPT = 'Unknown tool name: '
 _VALIDATION_CAUSES = ('validation_error', 'unknown_tool', 'unavailable_tool')
@@ -142,7 +143,7 @@ class _Builder:
         self.requests.append(
             ModelRequest(
                 model=model if isinstance(model, str) else None,
-                operation='chat',
+                operation=genai.CHAT,
                 **tokens,
                 cost=float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
                 agent=self.agent,
@@ -206,7 +207,8 @@ class _Builder:
 
     def _record(self, position: int, call: _Call, unanswered: CallStatus) -> ToolCall:
         name = call.name
-        is_output = name in self.output_tools or name == _DEFAULT_OUTPUT_TOOL or name.startswith('final_result_')
+        is_output = name in self.output_tools or name == pydantic_ai.OUTPUT_TOOL
+        is_output = is_output or name.startswith(pydantic_ai.OUTPUT_TOOL_PREFIX)
         return ToolCall(
             name=name,
             arguments=call.arguments,
@@ -243,20 +245,15 @@ def _tokens(usage: object, *names: str) -> int:
 
 
 def _arguments(args: object) -> tuple[dict[str, Any] | None, str | None, str | None]:
-    """`(parsed, raw, problem)`; problems are phrased like the span extraction's, for the same call."""
+    """`(parsed, raw, problem)`, parsed as spans' arguments are; the text is what the model sent."""
     if args is None or args == '':
         return {}, None if args is None else '', None  # pydantic-ai reads no arguments as `{}`
     if isinstance(args, Mapping):
         return dict(args), _json(args), None
     if not isinstance(args, str):
         return None, None, f'are not a JSON object: {args!r}'
-    try:
-        value = json.loads(args)
-    except json.JSONDecodeError:
-        return None, args, f'could not be parsed as JSON: the model sent {args!r}'
-    if not isinstance(value, dict):
-        return None, args, f'are not a JSON object: {value!r}'
-    return value, args, None
+    parsed, problem = parse_arguments(args, quote=True)
+    return parsed, args, problem
 
 
 def _json(value: object) -> str:

@@ -1,10 +1,19 @@
-"""Pydantic AI's own span names and attributes, by instrumentation version.
+"""Pydantic AI's own span names and attributes, by instrumentation version, on top of the GenAI ones.
 
 Copied as constants rather than imported: pydantic-ai's instrumentation module is private and
 changes between releases, and traces from old versions must keep scoring after an upgrade.
 """
 
 from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic_evals.otel.span_tree import SpanNode
+
+from . import genai, messages
+from .arguments import unparsable
+from .family import IGNORED, Answer, Arguments, FailureStage, SpanKind
 
 # Instrumentation version <= 2 names (version 1 existed only in pydantic-ai 1.x).
 V2_TOOL_SPAN = 'running tool'
@@ -13,8 +22,8 @@ V2_AGENT_SPAN = 'agent run'
 V2_AGENT_NAME = 'agent_name'
 V2_TOOL_ARGUMENTS = 'tool_arguments'
 V2_TOOL_RESULT = 'tool_response'
-# pydantic-ai before 1.68 grouped one response's tool spans under this span; it is not a call.
-RUNNING_TOOLS_SPAN = 'running tools'
+# pydantic-ai before 1.68 grouped one response's tool spans under a `running tools` span: it is
+# neither a call nor an agent run, and holds no marker, so nothing here names it.
 
 # `logfire.msg` is set on every version; it is the only marker of a version 3+ output function.
 LOGFIRE_MSG = 'logfire.msg'
@@ -25,12 +34,101 @@ INVALID_TOOL_CALL_MSG_PREFIX = 'invalid tool call:'
 DEFERRAL_NAME = 'pydantic_ai.tool.deferral.name'
 # 2.27.1+: arguments failed validation (`'validation'`); the span is separate from execution.
 FAILURE_STAGE = 'pydantic_ai.tool.failure_stage'
+VALIDATION = 'validation'
 # 2.60+: why a retry was requested: `'model_retry'` or `'validation_error'`.
 RETRY_CAUSE = 'pydantic_ai.tool.retry.cause'
-# The exception type pydantic-ai records when a tool raised `ModelRetry`.
-TOOL_RETRY_EXCEPTION = 'ToolRetryError'
+MODEL_RETRY = 'model_retry'
+VALIDATION_ERROR = 'validation_error'
 
 # 2.x records arguments that were not valid JSON as `{"INVALID_JSON": "<the model's text>"}`.
 INVALID_JSON_KEY = 'INVALID_JSON'
 
-COST = 'operation.cost'
+# Agent spans (version 2+): the whole conversation, in the GenAI message format, and the output.
+ALL_MESSAGES = 'pydantic_ai.all_messages'
+FINAL_RESULT = 'final_result'
+
+# Message histories (`result.all_messages()`): the output tools pydantic-ai names itself.
+OUTPUT_TOOL = FINAL_RESULT
+OUTPUT_TOOL_PREFIX = FINAL_RESULT + '_'
+
+_V2_TOOL_SPANS = frozenset({V2_TOOL_SPAN, V2_OUTPUT_FUNCTION_SPAN})
+
+
+class PydanticAI(genai.GenAI):
+    """pydantic-ai's spans: the GenAI conventions (version 3+) or its own names (version 2), plus
+    output functions, deferred calls, failure stages and the agent span's conversation and output."""
+
+    name = 'pydantic-ai'
+    argument_keys = (genai.TOOL_CALL_ARGUMENTS, V2_TOOL_ARGUMENTS)
+    result_keys = (genai.TOOL_CALL_RESULT, V2_TOOL_RESULT)
+
+    def classify_tool(self, node: SpanNode, notes: list[str]) -> Answer:
+        span_name = node.name
+        attributes = node.attributes
+        if span_name not in _V2_TOOL_SPANS:
+            if not span_name.startswith(genai.TOOL_SPAN_PREFIX):
+                return None
+            if (
+                LOGFIRE_MSG not in attributes
+                and DEFERRAL_NAME not in attributes
+                and FAILURE_STAGE not in attributes
+                and RETRY_CAUSE not in attributes
+            ):
+                return None  # a GenAI tool span from another framework
+        name = genai.tool_name(node, notes)
+        if name is None:
+            return IGNORED
+        msg = attributes.get(LOGFIRE_MSG)
+        kind: SpanKind
+        if span_name == V2_OUTPUT_FUNCTION_SPAN or (type(msg) is str and msg.startswith(OUTPUT_FUNCTION_MSG_PREFIX)):
+            kind = 'output'
+        elif DEFERRAL_NAME in attributes:
+            kind = 'deferred'
+        elif node.status == 'error':
+            kind = 'invalid' if attributes.get(FAILURE_STAGE) == VALIDATION else 'failed'
+        else:
+            kind = 'ok'
+        return name, kind
+
+    def arguments(self, node: SpanNode) -> Arguments:
+        found = super().arguments(node)
+        value = found.parsed
+        if value is not None and len(value) == 1 and isinstance(text := value.get(INVALID_JSON_KEY), str):
+            # pydantic-ai wraps arguments that were not valid JSON so they survive a round trip.
+            return Arguments(None, found.raw, unparsable(text))
+        return found
+
+    def failure_stage(self, node: SpanNode) -> FailureStage:
+        attributes = node.attributes
+        msg = attributes.get(LOGFIRE_MSG)
+        if (
+            attributes.get(FAILURE_STAGE) == VALIDATION
+            or attributes.get(RETRY_CAUSE) == VALIDATION_ERROR
+            or (isinstance(msg, str) and msg.startswith(INVALID_TOOL_CALL_MSG_PREFIX))
+        ):
+            return 'validation'
+        if attributes.get(RETRY_CAUSE) == MODEL_RETRY:
+            return 'retry'
+        return super().failure_stage(node)
+
+    def agent_run(self, node: SpanNode) -> str | None:
+        if node.name == V2_AGENT_SPAN or (V2_AGENT_NAME in node.attributes and genai.is_agent_span(node)):
+            return genai.agent_name(node, genai.AGENT_NAME, V2_AGENT_NAME)
+        return None
+
+    def run_prompt(self, agent: SpanNode) -> str | None:
+        return messages.first_user_text(agent.attributes.get(ALL_MESSAGES))
+
+    def run_output(self, agent: SpanNode) -> Any:
+        value = agent.attributes.get(FINAL_RESULT)
+        if not isinstance(value, str):
+            return None
+        if value[:1] in ('{', '['):  # structured output is recorded as JSON
+            try:
+                return json.loads(value)
+            except json.JSONDecodeError:
+                return value
+        return value
+
+
+FAMILY = PydanticAI()

@@ -25,11 +25,12 @@ from typing import Any, Protocol
 from pydantic_evals import Case
 from pydantic_evals.otel.span_tree import SpanTree
 
+from ..conventions.pydantic_evals import CASE_NAME
 from ..errors import AgenticEvalsError
 from ..trajectory.run_io import trace_inputs
 
-CASE_NAME_ATTRIBUTE = 'case_name'
-_RULES = ('case_name attribute', 'file name', 'metadata trace_id')
+CASE_NAME_ATTRIBUTE = CASE_NAME
+_RULES = (f'{CASE_NAME} attribute', 'file name', 'metadata trace_id')
 
 
 class TraceLike(Protocol):
@@ -122,7 +123,7 @@ class TraceMatcher:
     def _tried(self, index: int) -> str:
         name = self._names[index]
         wanted = _metadata_trace_id(self.cases[index].metadata)
-        tried = f'no root span with case_name={name!r}, no trace file named {name!r}'
+        tried = f'no root span with {CASE_NAME}={name!r}, no trace file named {name!r}'
         return tried + (f', no trace with id {wanted!r}' if wanted else ', no trace_id in the metadata')
 
 

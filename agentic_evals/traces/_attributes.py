@@ -25,11 +25,8 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import AttributeValue
 
+from ..conventions.otel import EXCEPTION_KEYS
 from ..errors import AgenticEvalsError
-
-EXCEPTION_EVENT = 'exception'
-"""OTel semantic conventions: the event `record_exception` adds, with the keys below."""
-EXCEPTION_KEYS = ('exception.type', 'exception.message')
 
 _SCALARS = (str, bool, int, float)
 

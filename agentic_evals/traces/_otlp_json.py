@@ -15,8 +15,9 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode, SpanStatus
 
+from ..conventions.otel import EXCEPTION_EVENT
 from ._assemble import Assembler, Location
-from ._attributes import EXCEPTION_EVENT, decode_json_attributes, fold_exception
+from ._attributes import decode_json_attributes, fold_exception
 from ._errors import BadData
 from ._ids import optional_span_id, span_id, trace_id_key
 

@@ -11,8 +11,9 @@ from datetime import datetime, timezone
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from pydantic_evals.otel.span_tree import SpanNode
 
+from ..conventions.otel import EXCEPTION_EVENT
 from ._assemble import Assembler, Location
-from ._attributes import EXCEPTION_EVENT, decode_proto_attributes, fold_exception
+from ._attributes import decode_proto_attributes, fold_exception
 from ._errors import BadData
 from ._otlp_json import STATUS
 

@@ -1,7 +1,8 @@
 """The records a trajectory is made of: tool calls, model requests, agent runs.
 
 Plain frozen dataclasses with no knowledge of spans, so scoring code and users' code can build
-and compare them freely.
+and compare them freely. (`FailureStage` and `CallKind` are defined with the conventions, whose
+families answer them, and re-exported here.)
 """
 
 from __future__ import annotations
@@ -10,13 +11,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, NamedTuple
 
+from ..conventions.family import CallKind as CallKind
+from ..conventions.family import FailureStage as FailureStage
+
 CallStatus = Literal['ok', 'failed', 'deferred']
 """`ok`: the tool ran and returned; `failed`: the attempt ended in an error; `deferred`: the tool
 asked for approval or external execution (`ApprovalRequired` / `CallDeferred`) and did not run."""
-
-FailureStage = Literal['validation', 'retry', 'raised']
-"""Where a failed attempt failed: its arguments did not validate, the tool asked the model to
-retry (`ModelRetry`), or the tool raised any other exception."""
 
 
 @dataclass(frozen=True)
@@ -92,10 +92,6 @@ class AgentRun:
     span_id: int
     start: datetime
     end: datetime
-
-
-CallKind = Literal['ok', 'failed', 'deferred', 'output']
-"""A tool call's status, with output functions apart: what selection needs to know."""
 
 
 def belongs_to(path: tuple[str, ...], agent: str | None, include_subagents: bool) -> bool:

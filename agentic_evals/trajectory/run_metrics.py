@@ -4,30 +4,22 @@ from __future__ import annotations
 
 from pydantic_evals.otel.span_tree import SpanTree
 
+from .extract import model_request_spans
+
 
 def span_tree_metrics(tree: SpanTree) -> dict[str, int | float]:
-    """The metrics pydantic-evals counts from a live case's spans: `requests`, tokens, `cost`.
+    """The metrics of a live case, by pydantic-evals' names: `requests`, `input_tokens`, `cost`, ...
 
-    Same rules as pydantic-evals' own (model-request spans with `gen_ai.request.model`; `chat`
-    operations count as requests; numeric `gen_ai.usage.*` and `operation.cost` are summed), so a
-    captured case reports what the live case did.
+    Counted from the model requests of the tree's trajectory, with the tokens and cost their families
+    read from them, so the metrics and the trajectory agree and nothing is counted twice: spans that
+    repeat a run's totals (agent spans) are not requests. (pydantic-evals' own count adds usage from
+    any span with `gen_ai.request.model` and counts only `chat` operations as requests.)
     """
     metrics: dict[str, int | float] = {}
-    for node in tree:
-        attributes = node.attributes
-        if 'gen_ai.request.model' not in attributes:
-            continue
-        for key, value in attributes.items():
-            if key == 'gen_ai.operation.name' and value == 'chat':
-                metrics['requests'] = metrics.get('requests', 0) + 1
-            elif not isinstance(value, (int, float)) or isinstance(value, bool):
-                continue
-            elif key == 'operation.cost':
-                metrics['cost'] = metrics.get('cost', 0) + value
-            elif key.startswith('gen_ai.usage.details.'):
-                name = key.removeprefix('gen_ai.usage.details.')
-                metrics[name] = metrics.get(name, 0) + value
-            elif key.startswith('gen_ai.usage.'):
-                name = key.removeprefix('gen_ai.usage.')
-                metrics[name] = metrics.get(name, 0) + value
+    requests = model_request_spans(tree)
+    if requests:
+        metrics['requests'] = len(requests)
+    for node, family in requests:
+        for name, value in family.usage(node).items():
+            metrics[name] = metrics.get(name, 0) + value
     return metrics

@@ -8,8 +8,8 @@ spans themselves.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from typing import overload
+from collections.abc import Iterable, Sequence
+from typing import Protocol, overload
 
 from .records import AgentRun, AgentStructure, CallKind, ModelRequest, ToolCall, belongs_to
 
@@ -50,13 +50,41 @@ class CallList(Sequence[ToolCall]):
         return repr(list(self))
 
 
+class TrajectorySource(Protocol):
+    """Where a trajectory extracted from spans gets each part, when first asked (the extractor's side).
+
+    Counts can be answered without the columns, and the columns without any record, so a budget
+    reads no more of the tree than it needs.
+    """
+
+    def columns(self) -> tuple[list[str], list[CallKind]]:
+        """Names and kinds of every call attempt, in call order."""
+        ...
+
+    def call_counts(self) -> tuple[int, int]:
+        """How many attempts succeeded and how many failed (output functions and deferred calls left out)."""
+        ...
+
+    def request_total(self) -> int: ...
+
+    def agent_structure(self) -> AgentStructure: ...
+
+    def make_call(self, index: int) -> ToolCall:
+        """The record of call `index` in call order."""
+        ...
+
+    def make_requests(self) -> tuple[ModelRequest, ...]: ...
+
+    def notes(self) -> tuple[str, ...]: ...
+
+
 class Trajectory:
     """Everything extracted from one span tree (or one conversation), in the order things happened.
 
     Built from records (`Trajectory(tool_calls=..., model_requests=...)`) or, by the extractor,
-    from columns with records made on first use: a scoring pass over 2,000 calls then touches a
-    list of names, not 2,000 objects, and only `ArgumentCorrectness`'s few calls are ever parsed.
-    Treat it as read-only.
+    from a `TrajectorySource` that makes each part on first use: a count reads no columns, a
+    scoring pass over 2,000 calls touches a list of names, not 2,000 objects, and only
+    `ArgumentCorrectness`'s few calls are ever parsed. Treat it as read-only.
     """
 
     def __init__(
@@ -68,46 +96,49 @@ class Trajectory:
     ) -> None:
         calls = list(tool_calls)
         requests = tuple(model_requests)
-        self.notes: tuple[str, ...] = tuple(notes)
-        """Spans that looked like tool calls but could not be read, with the reason they were skipped."""
-        self._names = [c.name for c in calls]
+        self._source: TrajectorySource | None = None
+        self._notes: tuple[str, ...] | None = tuple(notes)
+        self._names: list[str] | None = [c.name for c in calls]
         self._kinds: list[CallKind] = ['output' if c.is_output_function else c.status for c in calls]
         self._records: list[ToolCall | None] = list(calls)
-        self._make_call: Callable[[int], ToolCall] | None = None
         self._requests: tuple[ModelRequest, ...] | None = requests
-        self._request_total = len(requests)
-        self._make_requests: Callable[[], tuple[ModelRequest, ...]] | None = None
+        self._request_total: int | None = len(requests)
         self._structure: AgentStructure | None = AgentStructure(
             tuple(agents), [c.agent_path for c in calls], [r.agent_path for r in requests]
         )
-        self._make_structure: Callable[[], AgentStructure] | None = None
         self._selections: dict[_SelectionKey, list[int]] = {}
         self._agent_names: set[str] | None = None
         self._name_lists: dict[_SelectionKey, list[str]] = {}
 
     @classmethod
-    def from_columns(
-        cls,
-        *,
-        names: list[str],
-        kinds: list[CallKind],
-        request_total: int,
-        agent_structure: Callable[[], AgentStructure],
-        make_call: Callable[[int], ToolCall],
-        make_requests: Callable[[], tuple[ModelRequest, ...]],
-        notes: tuple[str, ...],
-    ) -> Trajectory:
-        """A trajectory whose agent paths and records are made on demand (the extractor's form)."""
-        trajectory = cls(notes=notes)
-        trajectory._names, trajectory._kinds = names, kinds
-        trajectory._records = [None] * len(names)
-        trajectory._make_call = make_call
+    def from_source(cls, source: TrajectorySource) -> Trajectory:
+        """A trajectory whose parts are made by `source` on demand (the extractor's form)."""
+        trajectory = cls()
+        trajectory._source = source
+        trajectory._notes = None
+        trajectory._names = None
+        trajectory._records = []
         trajectory._requests = None
-        trajectory._request_total = request_total
-        trajectory._make_requests = make_requests
+        trajectory._request_total = None
         trajectory._structure = None
-        trajectory._make_structure = agent_structure
         return trajectory
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Spans that looked like tool calls but could not be read, with the reason they were skipped."""
+        if self._notes is None:
+            assert self._source is not None
+            self._notes = self._source.notes()
+        return self._notes
+
+    def _columns(self) -> list[str]:
+        """The names column (loading the kinds with it)."""
+        if self._names is None:
+            assert self._source is not None
+            names, self._kinds = self._source.columns()
+            self._records = [None] * len(names)
+            self._names = names
+        return self._names
 
     @property
     def agents(self) -> tuple[AgentRun, ...]:
@@ -116,19 +147,19 @@ class Trajectory:
 
     def _agent_structure(self) -> AgentStructure:
         if self._structure is None:
-            assert self._make_structure is not None
-            self._structure = self._make_structure()
+            assert self._source is not None
+            self._structure = self._source.agent_structure()
         return self._structure
 
     def __repr__(self) -> str:
-        return f'Trajectory({len(self._names)} tool call(s), {self._request_total} model request(s))'
+        return f'Trajectory({len(self._columns())} tool call(s), {self.request_count()} model request(s))'
 
     # -- tool calls ----------------------------------------------------------------------------
 
     @property
     def tool_calls(self) -> tuple[ToolCall, ...]:
         """Every tool call attempt, output functions and deferred calls included, in call order."""
-        return tuple(self._call(i) for i in range(len(self._names)))
+        return tuple(self._call(i) for i in range(len(self._columns())))
 
     def calls(
         self,
@@ -153,11 +184,11 @@ class Trajectory:
         key = (include_failed, agent, include_subagents, None)
         selected = self._name_lists.get(key)
         if selected is None:
+            names = self._columns()
             if agent is None and include_subagents:  # the common case, in one pass
                 allowed = ('ok', 'failed') if include_failed else ('ok',)
-                selected = [n for n, kind in zip(self._names, self._kinds, strict=True) if kind in allowed]
+                selected = [n for n, kind in zip(names, self._kinds, strict=True) if kind in allowed]
             else:
-                names = self._names
                 selected = [names[i] for i in self._select(include_failed, agent, include_subagents, None)]
             self._name_lists[key] = selected
         return selected
@@ -167,6 +198,10 @@ class Trajectory:
     ) -> int:
         """`len(calls(...))`, without making the records."""
         if agent is None and include_subagents:
+            if self._names is None:  # a budget alone: the source counts without making the columns
+                assert self._source is not None
+                ok, failed = self._source.call_counts()
+                return ok + (failed if include_failed else 0)
             kinds = self._kinds
             return kinds.count('ok') + (kinds.count('failed') if include_failed else 0)
         return len(self._select(include_failed, agent, include_subagents, None))
@@ -176,7 +211,8 @@ class Trajectory:
         selected = self._selections.get(key)
         if selected is None:
             allowed = ('ok', 'failed') if include_failed else ('ok',)
-            names, kinds = self._names, self._kinds
+            names = self._columns()
+            kinds = self._kinds
             if name is None:
                 selected = [i for i, kind in enumerate(kinds) if kind in allowed]
             else:
@@ -190,8 +226,8 @@ class Trajectory:
     def _call(self, index: int) -> ToolCall:
         record = self._records[index]
         if record is None:
-            assert self._make_call is not None
-            record = self._records[index] = self._make_call(index)
+            assert self._source is not None
+            record = self._records[index] = self._source.make_call(index)
         return record
 
     # -- model requests ------------------------------------------------------------------------
@@ -200,8 +236,8 @@ class Trajectory:
     def model_requests(self) -> tuple[ModelRequest, ...]:
         """Every model request, in start order."""
         if self._requests is None:
-            assert self._make_requests is not None
-            self._requests = self._make_requests()
+            assert self._source is not None
+            self._requests = self._source.make_requests()
         return self._requests
 
     def requests(self, *, agent: str | None = None, include_subagents: bool = True) -> list[ModelRequest]:
@@ -211,6 +247,9 @@ class Trajectory:
     def request_count(self, *, agent: str | None = None, include_subagents: bool = True) -> int:
         """`len(requests(...))`, without making the records."""
         if agent is None and include_subagents:
+            if self._request_total is None:
+                assert self._source is not None
+                self._request_total = self._source.request_total()
             return self._request_total
         paths = self._agent_structure().request_paths
         return sum(1 for path in paths if belongs_to(path, agent, include_subagents))

@@ -1,0 +1,85 @@
+"""The GenAI conventions' message format: `[{"role": ..., "parts": [{"type": ..., ...}]}]` as JSON text.
+
+Model-request spans record their input and output this way (`gen_ai.input.messages`,
+`gen_ai.output.messages`), and pydantic-ai its whole conversation (`pydantic_ai.all_messages`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+ROLE = 'role'
+USER = 'user'
+PARTS = 'parts'
+PART_TYPE = 'type'
+TEXT = 'text'
+CONTENT = 'content'
+TOOL_CALL = 'tool_call'
+TOOL_CALL_ID = 'id'
+
+# Characters every JSON encoder writes as themselves inside a string (Go escapes `<>&`, some
+# encoders `/`): an id made of them appears quoted, verbatim, in the text that holds it.
+_LITERAL = re.compile(r'[\w.:+=~@#$%^*()!?,;|{}\[\] -]*', re.ASCII)
+
+
+def parse(raw: object) -> list[dict[str, Any]]:
+    """The messages in `raw`; anything else (not text, not JSON, not a list) is no messages."""
+    if not isinstance(raw, str):
+        return []
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return []
+    return [m for m in value if isinstance(m, dict)] if isinstance(value, list) else []
+
+
+def text_of(message: dict[str, Any]) -> str | None:
+    """The text parts of one message, joined by newlines; `None` when it has none."""
+    parts = message.get(PARTS)
+    texts = [
+        str(p.get(CONTENT))
+        for p in (parts if isinstance(parts, list) else ())
+        if isinstance(p, dict) and p.get(PART_TYPE) == TEXT and p.get(CONTENT) is not None
+    ]
+    return '\n'.join(texts) if texts else None
+
+
+def first_user_text(raw: object) -> str | None:
+    for message in parse(raw):
+        if message.get(ROLE) == USER:
+            text = text_of(message)
+            if text is not None:
+                return text
+    return None
+
+
+def last_text(raw: object) -> str | None:
+    """The text of the last message that has any."""
+    for message in reversed(parse(raw)):
+        text = text_of(message)
+        if text is not None:
+            return text
+    return None
+
+
+def tool_call_ids(raw: object) -> Iterator[str]:
+    """The ids of the `tool_call` parts, in order."""
+    if not isinstance(raw, str):
+        return
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return
+    for message in value if isinstance(value, list) else ():
+        parts = message.get(PARTS) if isinstance(message, dict) else None
+        for part in parts if isinstance(parts, list) else ():
+            if isinstance(part, dict) and part.get(PART_TYPE) == TOOL_CALL and isinstance(part.get(TOOL_CALL_ID), str):
+                yield part[TOOL_CALL_ID]
+
+
+def may_contain_id(raw: str, call_id: str) -> bool:
+    """False only when `raw` cannot hold `call_id` as a JSON string (its quoted form is absent)."""
+    return f'"{call_id}"' in raw if _LITERAL.fullmatch(call_id) else True

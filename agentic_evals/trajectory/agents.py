@@ -1,0 +1,84 @@
+"""Who did what: agent runs and the agent path of every call and request, from span parent links.
+
+A call belongs to the nearest enclosing agent run; its path lists every enclosing run, outermost
+first. Agent-as-tool delegation nests `invoke_agent expert` under `execute_tool ask_expert`, so the
+path tells the expert's calls from the main agent's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic_evals.otel.span_tree import SpanNode
+
+from ..conventions.registry import agent_run
+from .records import AgentRun, AgentStructure
+
+
+def path_by_climbing(node: SpanNode) -> tuple[str, ...]:
+    """The agent path of one span, from its ancestors (the same result as `agent_structure`)."""
+    names: list[str] = []
+    ancestor = node.parent
+    while ancestor is not None:
+        name = agent_run(ancestor)
+        if name is not None:
+            names.append(name)
+        ancestor = ancestor.parent
+    return tuple(reversed(names))
+
+
+def agent_structure(
+    nodes: Iterable[SpanNode], call_spans: list[SpanNode], request_spans: list[SpanNode]
+) -> AgentStructure:
+    """Agent runs and the agent path of every call and request: a walk made only when asked.
+
+    Unscoped evaluators never need it, so the common case pays for one walk, not two.
+    """
+    # Agent runs are known by the id() of their span; 0 stands for "outside any agent run".
+    run_of: dict[int, int] = {}  # span -> the run it is in (a run span maps to itself)
+    path_of: dict[int, tuple[str, ...]] = {0: ()}  # run -> its agent path, outermost first
+    agents: list[AgentRun] = []
+    run_of_get = run_of.get
+    for node in nodes:
+        parent = node.parent
+        if parent is None:
+            run = 0
+        else:
+            found = run_of_get(id(parent))
+            run = found if found is not None else _resolve_run(parent, run_of, path_of)
+        run_of[id(node)] = run
+        name = agent_run(node)
+        if name is not None:
+            path = _start_run(node, name, run, run_of, path_of)
+            agents.append(AgentRun(path[-1], path, node.span_id, node.start_timestamp, node.end_timestamp))
+    return AgentStructure(
+        tuple(agents),
+        [path_of[run_of[id(span)]] for span in call_spans],
+        [path_of[run_of[id(span)]] for span in request_spans],
+    )
+
+
+def _start_run(
+    node: SpanNode, name: str, enclosing: int, run_of: dict[int, int], path_of: dict[int, tuple[str, ...]]
+) -> tuple[str, ...]:
+    """Register agent-run span `node`, inside run `enclosing`; returns its agent path."""
+    key = id(node)
+    path = path_of.get(key)
+    if path is None:
+        path = path_of[key] = (*path_of[enclosing], name)
+    run_of[key] = key
+    return path
+
+
+def _resolve_run(node: SpanNode, run_of: dict[int, int], path_of: dict[int, tuple[str, ...]]) -> int:
+    """The run of a span not walked yet: a parent that starts after its child (clock skew, bad input)."""
+    parent = node.parent
+    enclosing = 0 if parent is None else run_of.get(id(parent))
+    if enclosing is None:
+        enclosing = _resolve_run(parent, run_of, path_of)  # type: ignore[arg-type]
+    name = agent_run(node)
+    if name is not None:
+        _start_run(node, name, enclosing, run_of, path_of)
+        return id(node)
+    run_of[id(node)] = enclosing
+    return enclosing
