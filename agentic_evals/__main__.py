@@ -1,8 +1,43 @@
-"""`python -m agentic_evals`: the `agentic-evals` command, for environments without the console script."""
+"""`python -m agentic_evals`, and `entry`, which the `agentic-evals-otel` console script calls.
 
+`entry` imports the command line inside its own `try`, so Ctrl-C even while the modules are still
+being imported ends in one line and exit status 130, never a traceback.
+"""
+
+import contextlib
+import os
+import signal
 import sys
 
-from .cli import main
+PROG = 'agentic-evals-otel'
+"""`cli.common.PROG`, repeated: Ctrl-C may come before that module is imported (a test checks they agree)."""
+EXIT_INTERRUPTED = 130
+
+
+def entry() -> int:
+    """The command line of this process: `cli.main()`, with Ctrl-C caught around its imports too."""
+    try:
+        from .cli import main
+
+        status = main()
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a second Ctrl-C ends the process at once
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # stderr closed or broken: say nothing
+            print(f'{PROG}: interrupted', file=sys.stderr, flush=True)
+        status = EXIT_INTERRUPTED
+    _quiet_stdout()
+    return status
+
+
+def _quiet_stdout() -> None:
+    """Output the reader did not take (a broken pipe, a full device) must not fail again at exit."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(entry())

@@ -4,9 +4,9 @@ Run it with `make demo` (or `python -m examples.demo`). It uses the traces of a 
 agent in `fixtures/support/` (regenerate them with `python -m fixtures.generate`) and the dataset
 that says what a good run does, `fixtures/support/dataset.yaml`:
 
-1. `agentic-evals run` on the baseline traces: every gate passes (exit status 0);
+1. `agentic-evals-otel run` on the baseline traces: every gate passes (exit status 0);
 2. the same on the regressed traces: the gates fail and the report says why (exit status 1);
-3. `agentic-evals compare` of the two JSON reports: the regression gate fails (exit status 1).
+3. `agentic-evals-otel compare` of the two JSON reports: the regression gate fails (exit status 1).
 
 Nothing is re-run: the agent's spans are read from the trace files.
 """
@@ -24,7 +24,7 @@ GATES = ['--min-score', 'TrajectoryMatch=0.9', '--max-fail-rate', '0']
 
 
 def step(title: str, argv: list[str], expected_status: int) -> bool:
-    print(f'\n$ agentic-evals {" ".join(argv)}\n# {title}', flush=True)
+    print(f'\n$ agentic-evals-otel {" ".join(argv)}\n# {title}', flush=True)
     status = agentic_evals(argv)
     print(f'# exit status {status} (expected {expected_status})', flush=True)
     return status == expected_status

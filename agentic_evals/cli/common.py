@@ -1,24 +1,79 @@
-"""What every command shares: the program name, exit statuses, usage errors, argument types, writing files."""
+"""What every command shares: the program name, exit statuses, the parser, argument types, the
+standard streams and writing report files.
+
+Kept light: `--help` imports only this, argparse and the command modules, whose handlers import
+the heavy dependencies (pydantic-evals, pydantic-ai, rich) when they run.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
-from importlib.metadata import PackageNotFoundError, version
+import os
+import secrets
+import stat
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from ..errors import AgenticEvalsError
-from ..reports.gates import MinScore
 
-PROG = 'agentic-evals'
-EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+if TYPE_CHECKING:
+    from ..reports.gates import MinScore
+
+PROG = 'agentic-evals-otel'
+"""The command, as installed by the `agentic-evals-otel` distribution (`agentic-evals` is another project's)."""
+DISTRIBUTION = 'agentic-evals-otel'
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+"""0 every gate passed, 1 a gate failed (or a regression), 2 bad usage or input, 3 a bug in agentic_evals."""
 EXIT_INTERRUPTED = 130
 """128 + SIGINT, as a shell reports a command stopped with Ctrl-C."""
-EXIT_STATUS = 'exit status: 0 all gates passed, 1 a gate failed, 2 usage or load error'
+DEBUG_ENV = 'AGENTIC_EVALS_DEBUG'
+"""Set to 1 to see the traceback of an internal error."""
+EXIT_STATUS = (
+    'exit status: 0 all gates passed, 1 a gate failed, 2 usage or input error, 3 internal error (a bug),'
+    ' 130 interrupted'
+)
 
 
 class UsageError(AgenticEvalsError):
     """A command line that parses but cannot be acted on (exit status 2)."""
+
+
+class OutputError(AgenticEvalsError):
+    """Standard output cannot be written: closed, or its device is full (exit status 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser that takes no abbreviations: `--min-scor` is a typo, not `--min-score`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault('allow_abbrev', False)
+        super().__init__(*args, **kwargs)
+
+
+class VersionAction(argparse.Action):
+    """`--version`, reading the installed version only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        kwargs.setdefault('help', "show program's version number and exit")
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(f'{PROG} {package_version()}')
+        parser.exit()
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree that is not installed
+        return 'unknown'
 
 
 # Argument types: argparse turns their ArgumentTypeError into a usage error (exit status 2).
@@ -34,18 +89,31 @@ def number(text: str) -> float:
     return value
 
 
-def min_score(text: str) -> MinScore:
-    name, sep, threshold = text.rpartition('=')
-    if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f'expected NAME=X (e.g. TrajectoryMatch=0.8), got {text!r}')
-    return MinScore(name.strip(), number(threshold))
-
-
 def fraction(text: str) -> float:
-    value = number(text[:-1]) / 100 if text.endswith('%') else number(text)
+    """A fraction in [0, 1], written `0.9` or `90%`."""
+    value = _number_or_percentage(text)
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f'expected a fraction between 0 and 1 (or a percentage), got {text!r}')
     return value
+
+
+def min_score(text: str) -> MinScore:
+    """`NAME=X`, X a fraction or a percentage: scores and pass rates are in [0, 1], so 1.5 could never pass."""
+    from ..reports.gates import MinScore
+
+    name, sep, threshold = text.rpartition('=')
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f'expected NAME=X (e.g. TrajectoryMatch=0.8), got {text!r}')
+    value = _number_or_percentage(threshold)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(
+            f'expected a threshold between 0 and 1 (or a percentage), as scores and pass rates are, got {text!r}'
+        )
+    return MinScore(name.strip(), value)
+
+
+def _number_or_percentage(text: str) -> float:
+    return number(text[:-1]) / 100 if text.endswith('%') else number(text)
 
 
 def tolerance(text: str) -> float:
@@ -55,15 +123,142 @@ def tolerance(text: str) -> float:
     return value
 
 
-def package_version() -> str:
+# Report files: checked before the work, written atomically after it.
+
+
+def check_writable(path: Path) -> None:
+    """Fail before scoring, not after it, when the report's directory is missing or its path unusable."""
     try:
-        return version('agentic-evals')
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree that is not installed
-        return 'unknown'
+        exists = path.parent.is_dir()
+    except (OSError, ValueError) as e:  # a name too long, a NUL byte
+        raise UsageError(f'{shown_path(path)}: cannot write: {_reason(e)}') from None
+    if not exists:
+        raise UsageError(f'{path}: cannot write: directory {path.parent} does not exist')
 
 
 def write_text(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically: into a temporary file beside it, then renamed over it.
+
+    A full disk, an unusable name or a kill mid-write leaves the previous report whole (a kill may
+    leave a hidden `.agentic-evals-otel-*.tmp` behind). A symlink is written through, as before.
+    """
+    data = text.encode('utf-8', 'backslashreplace')
     try:
-        path.write_text(text, encoding='utf-8')
-    except OSError as e:
-        raise UsageError(f'{path}: cannot write: {e.strerror or e}') from None
+        target = Path(os.path.realpath(path))
+        temp = target.parent / f'.{PROG}-{secrets.token_hex(8)}.tmp'
+        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0), 0o666)
+        try:
+            with os.fdopen(descriptor, 'wb') as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            _keep_mode(target, temp)
+            os.replace(temp, target)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
+    except (OSError, ValueError) as e:
+        raise UsageError(f'{shown_path(path)}: cannot write: {_reason(e)}') from None
+
+
+def _keep_mode(target: Path, temp: Path) -> None:
+    """A report that existed keeps its permissions (a new one gets the umask's, as `open` gives)."""
+    with contextlib.suppress(OSError):
+        os.chmod(temp, stat.S_IMODE(target.stat().st_mode))
+
+
+def shown_path(path: Path | str, limit: int = 160) -> str:
+    """`path` for a one-line message: a path thousands of characters long is shortened in the middle."""
+    text = str(path)
+    return text if len(text) <= limit else f'{text[: limit // 2]}...{text[-limit // 2 :]}'
+
+
+def _reason(error: BaseException) -> str:
+    return (error.strerror if isinstance(error, OSError) else None) or str(error)
+
+
+# The standard streams of a command.
+
+
+def say(line: str) -> None:
+    """One line on stderr, which may itself be closed or broken: then nothing is said."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        print(line, file=sys.stderr, flush=True)
+
+
+class GuardedStream:
+    """`sys.stdout` or `sys.stderr` while a command runs, so that no way of failing to write is a traceback.
+
+    A reader that left (`| head`, a broken pipe) ends the output quietly and leaves the exit status to
+    the command: it is not a failure. A closed or full stdout raises `OutputError` once (exit status
+    2); stderr's own failures are dropped, as there is nowhere left to report them. Text the
+    stream's encoding cannot carry (`PYTHONIOENCODING=ascii`) is written with backslash escapes.
+    """
+
+    def __init__(self, stream: TextIO | None, name: str, *, strict: bool) -> None:
+        self.stream = stream
+        self.name = name
+        self.strict = strict
+        self.lost = False
+        """Output is dropped from now on (the reader left, or a failure was reported)."""
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, 'encoding', None) or 'utf-8'
+
+    def write(self, text: str) -> int:
+        self._attempt(lambda stream: _write(stream, text, self.encoding))
+        return len(text)
+
+    def flush(self) -> None:
+        self._attempt(lambda stream: stream.flush())
+
+    def isatty(self) -> bool:
+        try:
+            return self.stream is not None and not self.lost and self.stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        if self.stream is None:
+            raise OSError(f'{self.name} is closed')
+        return self.stream.fileno()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+    def _attempt(self, action: Callable[[TextIO], object]) -> None:
+        if self.lost:
+            return
+        try:
+            if self.stream is None:
+                raise OSError(f'{self.name} is closed')
+            action(self.stream)
+        except BrokenPipeError:
+            self.lost = True
+        except (OSError, ValueError) as e:  # ValueError: I/O operation on a closed file
+            self.lost = True
+            if self.strict:
+                raise OutputError(f'{self.name}: cannot write: {_reason(e)}') from None
+
+
+def _write(stream: TextIO, text: str, encoding: str) -> None:
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        stream.write(text.encode(encoding, 'backslashreplace').decode(encoding))
+
+
+class GuardedStreams:
+    """Installs a `GuardedStream` as `sys.stdout` and `sys.stderr` for a `with` block, then restores them."""
+
+    def __enter__(self) -> GuardedStreams:
+        self.saved = sys.stdout, sys.stderr
+        sys.stdout = cast(TextIO, GuardedStream(sys.stdout, 'stdout', strict=True))
+        sys.stderr = cast(TextIO, GuardedStream(sys.stderr, 'stderr', strict=False))
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        sys.stdout, sys.stderr = self.saved

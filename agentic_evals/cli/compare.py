@@ -1,4 +1,4 @@
-"""`agentic-evals compare`: two JSON reports side by side; a regression fails."""
+"""`agentic-evals-otel compare`: two JSON reports side by side; a regression fails."""
 
 from __future__ import annotations
 
@@ -7,11 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..reports.compare import compare_documents
-from ..reports.compare_view import print_comparison, render_comparison_markdown
-from ..reports.document import read_document
-from ..reports.table import make_console
-from .common import EXIT_FAIL, EXIT_PASS, UsageError, tolerance, write_text
+from .common import EXIT_FAIL, EXIT_PASS, check_writable, tolerance
 
 
 def add_parser(commands: Any) -> None:
@@ -23,7 +19,10 @@ def add_parser(commands: Any) -> None:
             ' assertion and the fail rate, with per-case changes. Fails when a score or pass rate drops (or the'
             ' fail rate rises) by more than the tolerance.'
         ),
-        epilog='exit status: 0 no regression, 1 a regression, 2 usage error or unreadable report',
+        epilog=(
+            'exit status: 0 no regression, 1 a regression, 2 usage error or unreadable report, 3 internal error'
+            ' (a bug), 130 interrupted'
+        ),
     )
     compare.add_argument('baseline', metavar='BASELINE', type=Path, help='the report to compare against')
     compare.add_argument('candidate', metavar='CANDIDATE', type=Path, help='the new report')
@@ -39,13 +38,17 @@ def add_parser(commands: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from ..reports.compare import compare_documents
+    from ..reports.compare_view import print_comparison, render_comparison_markdown
+    from ..reports.document import read_document
+    from ..reports.terminal import make_console, print_verdict
+    from .common import write_text
+
     comparison = compare_documents(read_document(args.baseline), read_document(args.candidate), args.tolerance)
     if args.markdown is not None:
-        if not args.markdown.parent.is_dir():
-            raise UsageError(f'{args.markdown}: cannot write: directory {args.markdown.parent} does not exist')
+        check_writable(args.markdown)
         write_text(args.markdown, render_comparison_markdown(comparison))
     console = make_console(sys.stdout)
     print_comparison(comparison, console)
-    style = 'bold green' if comparison.passed else 'bold red'
-    console.print(comparison.summary, style=style, markup=False, soft_wrap=True)
+    print_verdict(console, comparison.summary, passed=comparison.passed)
     return EXIT_PASS if comparison.passed else EXIT_FAIL

@@ -1,27 +1,21 @@
-"""`agentic-evals run`: score trace files with a dataset or a list of evaluators, check the gates, write reports."""
+"""`agentic-evals-otel run`: score trace files with a dataset or evaluators, check the gates, write reports."""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
+from ..reports.text import one_line
+from .common import EXIT_FAIL, EXIT_PASS, EXIT_STATUS, PROG, UsageError, check_writable, fraction, min_score, say
 
-from ..offline.evaluate import scored_cases
-from ..offline.matching import AmbiguousTraceError
-from ..offline.suite import Suite, load_dataset, load_evaluators
-from ..reports.document import document_from_report, dump_document
-from ..reports.gates import Gates, check_gates
-from ..reports.junit import render_junit
-from ..reports.markdown import render_markdown
-from ..reports.progress import TraceProgress
-from ..reports.table import make_console, print_report
-from ..traces import LoadedTrace, load_traces
-from .common import EXIT_FAIL, EXIT_PASS, EXIT_STATUS, PROG, UsageError, fraction, min_score, write_text
+if TYPE_CHECKING:  # imported by `handle` when it runs: `--help` must not pay for pydantic-evals
+    from pydantic_evals.reporting import EvaluationReport
+
+    from ..offline.suite import Suite
+    from ..reports.progress import TraceProgress
 
 
 def add_parser(commands: Any) -> None:
@@ -85,6 +79,18 @@ def add_parser(commands: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ..offline.suite import load_dataset, load_evaluators
+    from ..reports.document import document_from_report, dump_document
+    from ..reports.gates import Gates, check_gates
+    from ..reports.junit import render_junit
+    from ..reports.markdown import render_markdown
+    from ..reports.progress import TraceProgress
+    from ..reports.table import print_report
+    from ..reports.terminal import make_console, print_verdict
+    from .common import write_text
+
     paths: list[str] = args.paths
     if args.evaluators is not None:
         suite, sources = load_evaluators(args.evaluators), paths
@@ -92,10 +98,9 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError('run needs DATASET and at least one TRACES argument (or --evaluators FILE and TRACES)')
     else:
         suite, sources = load_dataset(Path(paths[0])), paths[1:]
-    outputs = [p for p in (args.json, args.junit, args.markdown) if p is not None]
-    for path in outputs:
-        if not path.parent.is_dir():
-            raise UsageError(f'{path}: cannot write: directory {path.parent} does not exist')
+    for path in (args.json, args.junit, args.markdown):
+        if path is not None:
+            check_writable(path)
     gates = Gates(args.allow_failures, tuple(args.min_score), args.max_fail_rate)
     progress = TraceProgress(make_console(sys.stderr), enabled=not args.no_progress and sys.stderr.isatty())
     unused: list[str] = []
@@ -112,7 +117,7 @@ def handle(args: argparse.Namespace) -> int:
         write_text(args.markdown, render_markdown(document, gates, verdict))
     console = make_console(sys.stdout)
     print_report(document, gates, console, reasons=args.reasons, quiet=args.quiet)
-    console.print(verdict.summary, style='bold green' if verdict.passed else 'bold red', markup=False, soft_wrap=True)
+    print_verdict(console, verdict.summary, passed=verdict.passed)
     return EXIT_PASS if verdict.passed else EXIT_FAIL
 
 
@@ -120,6 +125,12 @@ async def _score(
     suite: Suite, sources: Sequence[str], progress: TraceProgress, unused: list[str], *, name: str | None
 ) -> EvaluationReport[Any, Any, Any]:
     """Stream the traces through the suite: memory holds one trace (or, with a dataset, the matched ones)."""
+    from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
+
+    from ..offline.evaluate import scored_cases
+    from ..offline.matching import AmbiguousTraceError
+    from ..traces import LoadedTrace, load_traces
+
     loaded = 0
 
     def on_trace(trace: LoadedTrace) -> None:
@@ -128,7 +139,7 @@ async def _score(
         progress.loaded()
         for warning in trace.warnings:
             message = f'{PROG}: warning: trace {trace.name} ({trace.trace_id}): {warning}'
-            progress.console.print(message, markup=False, soft_wrap=True)
+            progress.console.print(one_line(message), markup=False, soft_wrap=True)
 
     cases: list[ReportCase[Any, Any, Any]] = []
     failures: list[ReportCaseFailure[Any, Any, Any]] = []
@@ -159,6 +170,4 @@ def _warn_unused(suite: Suite, unused: Sequence[str]) -> None:
     if unused:
         names = ', '.join(unused[:5])
         more = f', and {len(unused) - 5} more' if len(unused) > 5 else ''
-        print(
-            f'{PROG}: warning: {len(unused)} trace(s) matched no case of {suite.name}: {names}{more}', file=sys.stderr
-        )
+        say(one_line(f'{PROG}: warning: {len(unused)} trace(s) matched no case of {suite.name}: {names}{more}'))

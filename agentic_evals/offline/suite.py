@@ -1,15 +1,22 @@
-"""What `agentic-evals run` scores with: a dataset file, or a file listing only evaluators.
+"""What `agentic-evals-otel run` scores with: a dataset file, or a file listing only evaluators.
 
 Both are read with pydantic-evals' own dataset loader (an evaluators file is wrapped in a
 dataset with no cases), so the YAML syntax is exactly pydantic-evals' and every evaluator type
 it knows, plus ours, is available. Everything a user can get wrong in the file surfaces as a
 `FileError` naming the file, and the line or the evaluator, instead of a traceback.
 
+Files are read with limits, so a small hostile file cannot take the process down: a size limit
+(`MAX_FILE_BYTES`), a nesting limit (`MAX_DEPTH`), a limit on what YAML aliases may expand to
+(`MAX_ALIAS_VALUES`: a 480-byte "billion laughs" file would otherwise grow to gigabytes in
+pydantic's hands) and on the digits of an integer (`MAX_INT_DIGITS`, Python's own limit, enforced
+on every version). `read_limited` and `parse_json` are shared with the report reader.
+
 Scoring is `offline.scored_cases`: the CLI streams traces through it.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import json
 import re
@@ -23,7 +30,7 @@ from pydantic_evals import Dataset
 from pydantic_evals.evaluators import Evaluator
 from pydantic_evals.evaluators.common import DEFAULT_EVALUATORS
 
-from ..errors import FileError
+from ..errors import AgenticEvalsError, FileError
 from ..evaluators.registry import evaluator_types
 
 # PyYAML ships no type stubs; it is only a parser at the file boundary here (pydantic-evals depends on it).
@@ -33,6 +40,15 @@ yaml: Any = importlib.import_module('yaml')
 EVALUATORS_FILE_KEYS = frozenset({'evaluators', 'name', '$schema'})
 # The keys OTLP JSON and Jaeger JSON trace files start with: a trace file given where a dataset belongs.
 _TRACE_MARKERS = re.compile(r'^\s*\{\s*"(resourceSpans|data|traceID)"\s*:')
+
+MAX_FILE_BYTES = 256 * 1024 * 1024
+"""Dataset, evaluators and report files larger than this are refused."""
+MAX_DEPTH = 100
+"""Nesting levels a dataset or evaluators file may have (hand-written files need a handful)."""
+MAX_ALIAS_VALUES = 100_000
+"""Values YAML aliases may add to a document when expanded (reusing an evaluator list is a few dozen)."""
+MAX_INT_DIGITS = 4300
+"""Digits of an integer literal: Python's own limit for converting text (`sys.int_info`), on every version."""
 
 
 @dataclass(frozen=True)
@@ -56,10 +72,10 @@ class Suite:
 
 def load_dataset(path: Path) -> Suite:
     """A pydantic-evals dataset file (YAML or JSON) with our evaluator types registered."""
-    data = _read(path)
+    data, lines = _read(path)
     if not isinstance(data, dict):
         raise FileError(path, f'expected a dataset (a mapping with `cases:`), got {_kind(data)}')
-    _check_names(path, data)
+    _check_names(path, data, lines)
     dataset = _build(path, data)
     if not dataset.cases:
         raise FileError(
@@ -70,7 +86,7 @@ def load_dataset(path: Path) -> Suite:
 
 def load_evaluators(path: Path) -> Suite:
     """A file with just an `evaluators:` list in dataset syntax (or a bare list): no cases."""
-    data = _read(path)
+    data, lines = _read(path)
     if isinstance(data, list):
         data = {'evaluators': data}
     if not isinstance(data, dict) or 'evaluators' not in data:
@@ -84,39 +100,173 @@ def load_evaluators(path: Path) -> Suite:
     if not isinstance(data['evaluators'], list) or not data['evaluators']:
         raise FileError(path, '`evaluators:` must be a non-empty list')
     document = {'name': data.get('name') or path.name.split('.')[0], 'cases': [], 'evaluators': data['evaluators']}
-    _check_names(path, document)
+    _check_names(path, document, lines)
     dataset = _build(path, document)
     return Suite(dataset.name, path, None, tuple(dataset.evaluators))
 
 
-def _read(path: Path) -> object:
+def _read(path: Path) -> tuple[object, dict[int, list[int]]]:
+    """The file's data, and the line of each item of each YAML list in it (by the list's `id`)."""
     try:
-        text = path.read_text(encoding='utf-8')
+        text = decode(read_limited(path))
     except FileNotFoundError:
         raise FileError(path, 'no such file') from None
     except IsADirectoryError:
         raise FileError(path, 'is a directory, not a dataset file') from None
-    except OSError as e:
-        raise FileError(path, f'cannot read: {e.strerror or e}') from None
     except UnicodeDecodeError as e:
         raise FileError(path, f'not UTF-8 text (byte {e.start}); a trace file? DATASET comes first') from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
+        raise FileError(path, f'cannot read: {getattr(e, "strerror", None) or e}') from None
     if _TRACE_MARKERS.search(text[:4096]):
         raise FileError(path, 'this is a trace file, not a dataset: DATASET comes first, then TRACES')
     if path.suffix.lower() == '.json':
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as e:
-            raise FileError(path, f'invalid JSON: {e.msg} (column {e.colno})', line=e.lineno) from None
+        return parse_json(path, text, max_depth=MAX_DEPTH), {}
+    loader = _Loader(text)
     try:
-        data = yaml.safe_load(text)
+        data = loader.get_single_data()
     except yaml.YAMLError as e:
         mark = getattr(e, 'problem_mark', None)
         problem = getattr(e, 'problem', None) or str(e)
         line = mark.line + 1 if mark is not None else None
         raise FileError(path, f'invalid YAML: {problem}', line=line) from None
+    finally:
+        loader.dispose()
     if data is None:
         raise FileError(path, 'the file is empty')
+    return data, loader.item_lines
+
+
+def read_limited(path: Path) -> bytes:
+    """The bytes of `path`, refused (`FileError`) beyond `MAX_FILE_BYTES`; `OSError`s are the caller's to word."""
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise FileError(path, f'too large: {path.stat().st_size:,} bytes (the limit is {_MIB} MiB)')
+    with path.open('rb') as file:  # read at most the limit: a FIFO or device has no size to check
+        data = file.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise FileError(path, f'too large: more than {_MIB} MiB')
     return data
+
+
+_MIB = MAX_FILE_BYTES // (1024 * 1024)
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 text with universal newlines, as `Path.read_text` reads it (`UnicodeDecodeError` if it is not)."""
+    text = data.decode('utf-8')
+    return text.replace('\r\n', '\n').replace('\r', '\n') if '\r' in text else text
+
+
+def parse_json(path: Path, text: str, *, max_depth: int | None = None) -> object:
+    """JSON text as data, or a `FileError` with the line: bad syntax, a huge integer, nesting too deep."""
+    try:
+        data = json.loads(text, parse_int=_bounded_int)
+    except json.JSONDecodeError as e:
+        raise FileError(path, f'invalid JSON: {e.msg} (column {e.colno})', line=e.lineno) from None
+    except _HugeInteger:
+        match = re.search(rf'\d{{{MAX_INT_DIGITS + 1},}}', text)
+        line = text.count('\n', 0, match.start()) + 1 if match else None
+        raise FileError(path, f'an integer with more than {MAX_INT_DIGITS} digits', line=line) from None
+    except RecursionError:
+        depth, line = _deepest(text)
+        raise FileError(path, f'nested too deeply ({depth} levels)', line=line) from None
+    if max_depth is not None and _depth(data) > max_depth:
+        depth, line = _deepest(text)
+        raise FileError(path, f'nested too deeply ({depth} levels; the limit is {max_depth})', line=line)
+    return data
+
+
+class _HugeInteger(AgenticEvalsError, ValueError):
+    pass
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > MAX_INT_DIGITS + 1 or len(text.lstrip('-')) > MAX_INT_DIGITS:
+        raise _HugeInteger(text[:20])
+    return int(text)
+
+
+def _depth(data: object) -> int:
+    """How deeply lists and dicts nest in `data` (iteratively: no recursion limit to hit)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is not None:
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _deepest(text: str) -> tuple[int, int]:
+    """(deepest nesting, its 1-based line) of JSON text, counting brackets outside strings."""
+    depth = deepest = offset = 0
+    for token in _JSON_TOKEN.finditer(text):
+        bracket = token[0]
+        if bracket in '[{':
+            depth += 1
+            if depth > deepest:
+                deepest, offset = depth, token.start()
+        elif bracket in ']}':
+            depth -= 1
+    return deepest, text.count('\n', 0, offset) + 1
+
+
+class _Loader(yaml.SafeLoader):  # type: ignore[misc]
+    """PyYAML's safe loader with limits on nesting, alias expansion and integers, and item lines kept."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.depth = 0
+        self.aliased = 0
+        self.sizes: dict[int, int] = {}
+        """Values each composed node stands for once its aliases are expanded, by node `id`."""
+        self.item_lines: dict[int, list[int]] = {}
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            node = super().compose_node(parent, index)
+            if id(node) not in self.sizes:
+                raise yaml.composer.ComposerError(None, None, 'an alias inside its own anchor (a cycle)', mark)
+            self.aliased += self.sizes[id(node)]
+            if self.aliased > MAX_ALIAS_VALUES:
+                problem = f'aliases expand the document by more than {MAX_ALIAS_VALUES:,} values'
+                raise yaml.composer.ComposerError(None, None, problem, mark)
+            return node
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            problem = f'nested more than {MAX_DEPTH} levels deep'
+            raise yaml.composer.ComposerError(None, None, problem, self.peek_event().start_mark)
+        node = super().compose_node(parent, index)
+        self.depth -= 1
+        children = node.value if isinstance(node, yaml.SequenceNode) else ()
+        if isinstance(node, yaml.MappingNode):
+            children = [child for pair in node.value for child in pair]
+        self.sizes[id(node)] = 1 + sum(self.sizes[id(child)] for child in children)
+        return node
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            data = super().construct_object(node, deep)
+        except (ValueError, TypeError, OverflowError) as e:  # a bad date, say: PyYAML lets these through
+            raise yaml.constructor.ConstructorError(None, None, str(e), node.start_mark) from None
+        if isinstance(node, yaml.SequenceNode):
+            self.item_lines[id(data)] = [child.start_mark.line + 1 for child in node.value]
+        return data
+
+    def construct_yaml_int(self, node: Any) -> Any:
+        if sum(c.isdigit() for c in node.value) > MAX_INT_DIGITS:
+            raise yaml.constructor.ConstructorError(
+                None, None, f'an integer with more than {MAX_INT_DIGITS} digits', node.start_mark
+            )
+        return super().construct_yaml_int(node)
+
+
+_Loader.add_constructor('tag:yaml.org,2002:int', _Loader.construct_yaml_int)
 
 
 def _kind(data: object) -> str:
@@ -142,19 +292,28 @@ def _known_names() -> list[str]:
     return list(dict.fromkeys(c.get_serialization_name() for c in classes))
 
 
-def _check_names(path: Path, data: dict[str, Any]) -> None:
-    """Name an unknown evaluator and where it is used, before pydantic-evals' generic message."""
-    known = set(_known_names())
+def _check_names(path: Path, data: dict[str, Any], lines: dict[int, list[int]]) -> None:
+    """Name an unknown evaluator, where it is used and what was meant, before pydantic-evals' generic message."""
+    known = sorted(_known_names())
     places: list[tuple[str, object]] = [('the dataset evaluators', data.get('evaluators'))]
     cases = data.get('cases')
     for index, case in enumerate(cases if isinstance(cases, list) else []):
         if isinstance(case, dict):
             places.append((f'case {case.get("name", index + 1)!r}', case.get('evaluators')))
     for where, specs in places:
-        for spec in specs if isinstance(specs, list) else []:
+        for index, spec in enumerate(specs if isinstance(specs, list) else []):
             name = _spec_name(spec)
             if name is not None and name not in known:
-                raise FileError(path, f'unknown evaluator {name!r} in {where} (known: {", ".join(sorted(known))})')
+                line = lines[id(specs)][index] if id(specs) in lines else None
+                message = f'unknown evaluator {name!r} in {where}{_did_you_mean(name, known)}'
+                raise FileError(path, f'{message} (known: {", ".join(known)})', line=line)
+
+
+def _did_you_mean(name: str, known: Sequence[str]) -> str:
+    """`; did you mean 'ToolCorrectness'?` for the closest known name (case ignored), or nothing."""
+    lowered = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(name.lower(), lowered, n=1, cutoff=0.6)
+    return f'; did you mean {lowered[close[0]]!r}?' if close else ''
 
 
 _FAILED_INSTANTIATE = re.compile(r"^Failed to instantiate evaluator '(?P<name>[^']+)' for (?P<where>.+?): ")

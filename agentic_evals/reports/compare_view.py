@@ -1,4 +1,4 @@
-"""Rendering a `Comparison`: a terminal table and Markdown for a pull-request comment."""
+"""Rendering a `Comparison`: a terminal table and Markdown for a pull-request comment (names shown as text)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from rich.text import Text
 from .compare import AverageChange, Comparison
 from .gates import format_number
 from .markdown import FAIL, PASS, markdown_cell, markdown_table
+from .terminal import data_text
 
 
 def _title(comparison: Comparison) -> str:
@@ -18,11 +19,11 @@ def _title(comparison: Comparison) -> str:
 
 
 def print_comparison(comparison: Comparison, console: Console) -> None:
-    table = Table(title=f'Averages: {_title(comparison)}', box=box.SIMPLE_HEAD, title_justify='left')
+    table = Table(title=data_text(f'Averages: {_title(comparison)}'), box=box.SIMPLE_HEAD, title_justify='left')
     for column in ('Result', 'Kind', 'Baseline', 'Candidate', 'Delta', 'Status'):
         table.add_column(column)
     for change in comparison.averages:
-        table.add_row(change.name, change.kind, *_values(change), _status(change))
+        table.add_row(data_text(change.name), change.kind, *_values(change), _status(change))
     console.print(table)
     if comparison.cases:
         cases = Table(title='Case changes', box=box.SIMPLE_HEAD, title_justify='left')
@@ -30,7 +31,9 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
             cases.add_column(column, overflow='fold')
         for case in comparison.cases:
             style = 'red' if case.worse else ''
-            cases.add_row(case.case, case.result, case.baseline, Text(case.candidate, style=style))
+            cases.add_row(
+                data_text(case.case), data_text(case.result), data_text(case.baseline), data_text(case.candidate, style)
+            )
         console.print(cases)
 
 

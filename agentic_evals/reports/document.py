@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from pydantic_core import to_jsonable_python
 from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
 from ..errors import FileError
+from ..offline.suite import decode, parse_json, read_limited
 
 SCHEMA: Literal['agentic-evals/report@1'] = 'agentic-evals/report@1'
 """Bumped (`@2`) only for changes that break readers; new optional fields keep `@1`."""
@@ -187,8 +189,11 @@ def _failure(failure: ReportCaseFailure[Any, Any, Any]) -> CaseFailure:
 def _jsonable(value: object) -> Any:
     try:
         return to_jsonable_python(value, serialize_unknown=True)
-    except Exception:  # a value pydantic cannot serialize at all: keep something readable
-        return repr(value)
+    except Exception:  # a value pydantic cannot serialize (too deep, say): keep something readable
+        try:
+            return repr(value)
+        except Exception:  # deeper than even repr can go
+            return f'<{type(value).__name__} that cannot be shown>'
 
 
 def _finite(value: float | int) -> float | int | None:
@@ -237,22 +242,30 @@ def _totals(cases: list[CaseResult], failures: list[CaseFailure]) -> Totals:
 
 
 def dump_document(document: ReportDocument) -> str:
-    """The document as indented JSON text, keys in a stable order."""
-    return _ADAPTER.dump_json(document, indent=2).decode() + '\n'
+    """The document as indented JSON text, keys in a stable order.
+
+    Text from traces may hold lone surrogates, which UTF-8 cannot encode (pydantic's JSON writer
+    refuses them); JSON carries them as `\\ud800` escapes, which read back as the same text.
+    """
+    text = json.dumps(_ADAPTER.dump_python(document, mode='json'), indent=2, ensure_ascii=False)
+    return _SURROGATE.sub(lambda m: f'\\u{ord(m[0]):04x}', text) + '\n'
+
+
+_SURROGATE = re.compile('[\ud800-\udfff]')
 
 
 def read_document(path: Path) -> ReportDocument:
-    """Read and validate a report written by `run --json`; raises `FileError` saying what is wrong."""
+    """Read and validate a report written by `run --json`; raises `FileError` saying what is wrong.
+
+    Read with the dataset files' limits (size, integer digits, nesting Python can parse).
+    """
     try:
-        text = path.read_text(encoding='utf-8')
-    except (OSError, UnicodeDecodeError) as e:
-        raise FileError(path, f'cannot read: {_os_reason(e)}') from e
+        text = decode(read_limited(path))
+    except (OSError, ValueError) as e:  # ValueError: not UTF-8, or a NUL byte in the path
+        raise FileError(path, f'cannot read: {_os_reason(e)}') from None
     if not text.strip():
         raise FileError(path, 'the file is empty')
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FileError(path, f'invalid JSON: {e.msg} (column {e.colno})', line=e.lineno) from None
+    raw = parse_json(path, text)
     if not isinstance(raw, Mapping):
         raise FileError(path, f'expected a JSON object with "schema": "{SCHEMA}", got {type(raw).__name__}')
     schema = raw.get('schema')
@@ -264,7 +277,7 @@ def read_document(path: Path) -> ReportDocument:
         first = e.errors()[0]
         where = '.'.join(str(p) for p in first['loc'])
         more = f' (and {e.error_count() - 1} more)' if e.error_count() > 1 else ''
-        raise FileError(path, f'{where}: {first["msg"]}{more}') from e
+        raise FileError(path, f'{where}: {first["msg"]}{more}') from None
     return document.with_derived()
 
 

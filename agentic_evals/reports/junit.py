@@ -18,11 +18,11 @@ Reasons go in the failure message and in `<system-out>` for passing results.
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
 from .document import ReportDocument
 from .gates import Gates, Verdict, format_number
+from .text import visible
 
 CASE_TESTCASE = '(case)'
 """The testcase name used for a case that failed to run."""
@@ -141,12 +141,13 @@ def _counts(suite: ET.Element, tests: int, failures: int, errors: int, time: flo
     suite.set('time', f'{time:.3f}')
 
 
-# Characters XML 1.0 cannot carry at all, even escaped (ElementTree would write them and break the file).
-_NOT_XML = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]')
-
-
 def _xml(text: str) -> str:
-    return _NOT_XML.sub('\ufffd', text)
+    """Text from data as XML 1.0 can carry it: controls and surrogates escaped (`visible`), not dropped.
+
+    ElementTree escapes `&`, `<` and quotes itself, but would write characters XML 1.0 forbids even
+    escaped, and the file would not parse.
+    """
+    return visible(text)
 
 
 def _one_line(text: str) -> str:

@@ -7,10 +7,12 @@ in a `<details>` block so a large run does not flood the page.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .document import CaseResult, ReportDocument
 from .gates import Gates, Verdict, format_number
+from .text import visible
 
 PASS, FAIL, ERROR = '✅', '❌', '⚠️'
 
@@ -37,12 +39,20 @@ def render_markdown(document: ReportDocument, gates: Gates, verdict: Verdict) ->
 
 
 def markdown_cell(text: str) -> str:
-    """`text` safe inside a table cell: no HTML (`<`, `&` escaped), no column breaks, one line.
+    """Text from data, safe inside a table cell or a heading: shown as written, never as Markdown or HTML.
 
-    `>` is left alone: only at the start of a line (a quote) is it special, and text here never starts one.
+    Controls are escaped (`visible`); `&` and `<` become entities (no HTML, no autolinks); the
+    punctuation that starts links, images, emphasis, code, strikethrough and math is backslash-escaped
+    (`![x](http://host/t.png)` shows as written, fetching nothing); `|` cannot break the column;
+    newlines become `<br>`. `_` inside a word is left alone: it never emphasizes there. `>`, `#`,
+    `-` and digits only matter at the start of a line, where text here never stands.
     """
-    escaped = text.replace('&', '&amp;').replace('<', '&lt;').replace('|', '\\|')
-    return '<br>'.join(escaped.splitlines()) if '\n' in escaped else escaped
+    escaped = _MARKDOWN_PUNCTUATION.sub(r'\\\g<0>', visible(text).replace('&', '&amp;').replace('<', '&lt;'))
+    return '<br>'.join(escaped.rstrip('\n').split('\n'))
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r'[\\`*~\[\]|$]|(?<![^\W_])_|_(?![^\W_])')
+"""Backslash, code, emphasis, strikethrough, link and image brackets, table pipes, math; `_` off a word."""
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -3,13 +3,11 @@
 pydantic-evals' own table puts every result of a case in one cell, which wraps long reasons into
 unreadable columns on an 80-column CI log; one row per result keeps each reason on its own lines
 and lets `--quiet` show just the rows that need attention. Words (`pass`, `FAIL`, `ERROR`), not
-glyphs, so the table reads the same on any console encoding and greps well in CI logs.
+glyphs, so the table reads the same on any console encoding and greps well in CI logs. Every name
+and reason is a `data_text` cell: shown as text, never as markup.
 """
 
 from __future__ import annotations
-
-import os
-from typing import IO
 
 from rich import box
 from rich.console import Console
@@ -18,15 +16,8 @@ from rich.text import Text
 
 from .document import CaseResult, ReportDocument
 from .gates import Gates, format_number
-
-NON_TTY_WIDTH = 120
-"""Width when output is not a terminal and `COLUMNS` is unset (rich would use 80)."""
-
-
-def make_console(file: IO[str]) -> Console:
-    """A rich console for `file`: terminal width on a TTY, else `COLUMNS` or `NON_TTY_WIDTH`."""
-    width = None if file.isatty() or os.environ.get('COLUMNS') else NON_TTY_WIDTH
-    return Console(file=file, width=width, highlight=False)
+from .terminal import data_text
+from .terminal import make_console as make_console
 
 
 def print_report(
@@ -48,12 +39,12 @@ def print_report(
         failures.add_column('Case', style='bold')
         failures.add_column('Error', overflow='fold')
         for failure in document.failures:
-            failures.add_row(failure.name, Text(failure.error, style='red'))
+            failures.add_row(data_text(failure.name), data_text(failure.error, 'red'))
         console.print(failures)
 
 
 def _results_table(document: ReportDocument, gates: Gates, *, reasons: bool, quiet: bool) -> Table:
-    title = f'{document.name}: {document.totals.cases} case(s)'
+    title = data_text(f'{document.name}: {document.totals.cases} case(s)')
     table = Table(title=title, box=box.SIMPLE_HEAD, title_justify='left')
     table.add_column('Case', style='bold', overflow='fold')
     table.add_column('Result', overflow='fold')
@@ -62,7 +53,9 @@ def _results_table(document: ReportDocument, gates: Gates, *, reasons: bool, qui
     for case in document.cases:
         rows = [row for row in _case_rows(case, gates, reasons=reasons) if not (quiet and row[3])]
         for index, (name, value, reason, _) in enumerate(rows):
-            table.add_row(case.name if index == 0 else '', name, value, reason, end_section=index == len(rows) - 1)
+            case_cell = data_text(case.name if index == 0 else '')
+            last = index == len(rows) - 1
+            table.add_row(case_cell, data_text(name), value, data_text(reason), end_section=last)
     return table
 
 
@@ -80,7 +73,7 @@ def _case_rows(case: CaseResult, gates: Gates, *, reasons: bool) -> list[tuple[s
             shown += f' < {format_number(threshold, s.value)}'
         rows.append((name, Text(shown, style='bold red' if low else ''), _reason(s.reason, reasons or low), not low))
     for name, label in case.labels.items():
-        rows.append((name, Text(label.value), _reason(label.reason, reasons), True))
+        rows.append((name, data_text(label.value), _reason(label.reason, reasons), True))
     for error in case.evaluator_errors:
         rows.append((error.name, Text('ERROR', style='bold red'), error.message, False))
     return sorted(rows, key=lambda r: r[0])
@@ -97,7 +90,7 @@ def _averages_table(document: ReportDocument, gates: Gates) -> Table:
     averages = document.averages
     for name, value in averages.scores.items():
         threshold = gates.threshold_for(name)
-        table.add_row(name, 'score', format_number(value, threshold), _gate_cell(value, threshold))
+        table.add_row(data_text(name), 'score', format_number(value, threshold), _gate_cell(value, threshold))
     for name, rate in averages.assertions.items():
         counts = [c.assertions[name].value for c in document.cases if name in c.assertions]
         shown = f'{rate:.1%} ({sum(counts)}/{len(counts)})'
@@ -108,11 +101,11 @@ def _averages_table(document: ReportDocument, gates: Gates) -> Table:
             gate = Text('all pass', style='green')
         else:
             gate = Text('allowed' if gates.allow_failures else 'FAIL: all must pass', style='red')
-        table.add_row(name, 'assertion', shown, gate)
+        table.add_row(data_text(name), 'assertion', shown, gate)
     for name, shares in averages.labels.items():
-        table.add_row(name, 'label', ', '.join(f'{v}: {s:.0%}' for v, s in shares.items()), '')
+        table.add_row(data_text(name), 'label', data_text(', '.join(f'{v}: {s:.0%}' for v, s in shares.items())), '')
     for name, mean in averages.metrics.items():
-        table.add_row(name, 'metric', _metric(mean), '')
+        table.add_row(data_text(name), 'metric', _metric(mean), '')
     return table
 
 

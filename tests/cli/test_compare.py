@@ -1,4 +1,4 @@
-"""`agentic-evals compare`: deltas of averages between two JSON reports, and the regression gate."""
+"""`agentic-evals-otel compare`: deltas of averages between two JSON reports, and the regression gate."""
 
 from __future__ import annotations
 

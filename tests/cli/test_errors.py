@@ -18,7 +18,7 @@ def _error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     assert done.code == 2, (done.out, done.err)
     assert 'Traceback' not in done.err
     lines = done.err.rstrip('\n').splitlines()
-    assert lines[-1].startswith('agentic-evals'), done.err
+    assert lines[-1].startswith('agentic-evals-otel'), done.err
     return lines[-1]
 
 
@@ -33,12 +33,12 @@ def _file(tmp_path: Path, name: str, text: str) -> str:
 
 def test_missing_dataset(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     missing = tmp_path / 'nope.yaml'
-    assert _error(capsys, 'run', str(missing), traces('baseline')) == f'agentic-evals: error: {missing}: no such file'
+    assert _error(capsys, 'run', str(missing), traces('baseline')) == f'agentic-evals-otel: error: {missing}: no such file'
 
 
 def test_dataset_is_a_directory(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     line = _error(capsys, 'run', str(tmp_path), traces('baseline'))
-    assert line == f'agentic-evals: error: {tmp_path}: is a directory, not a dataset file'
+    assert line == f'agentic-evals-otel: error: {tmp_path}: is a directory, not a dataset file'
 
 
 @pytest.mark.parametrize(
@@ -70,13 +70,16 @@ def test_unusable_dataset(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, text: str, message: str
 ) -> None:
     path = _file(tmp_path, name, text)
-    assert _error(capsys, 'run', path, traces('baseline')) == f'agentic-evals: error: {path}{message}'
+    assert _error(capsys, 'run', path, traces('baseline')) == f'agentic-evals-otel: error: {path}{message}'
 
 
 def test_unknown_evaluator_in_the_dataset(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = _file(tmp_path, 'd.yaml', GOOD_DATASET.replace('MaxToolCalls: 6', 'MaxToolCals: 6'))
     line = _error(capsys, 'run', path, traces('baseline'))
-    assert line.startswith(f"agentic-evals: error: {path}: unknown evaluator 'MaxToolCals' in the dataset evaluators")
+    assert line.startswith(
+        f"agentic-evals-otel: error: {path}:6: unknown evaluator 'MaxToolCals' in the dataset evaluators;"
+        " did you mean 'MaxToolCalls'? (known: "
+    )
     known = line.split('(known: ')[1].rstrip(')').split(', ')
     assert {'ArgumentCorrectness', 'Contains', 'HasMatchingSpan', 'MaxToolCalls', 'TrajectoryMatch'} <= set(known)
     assert known == sorted(known)
@@ -85,14 +88,40 @@ def test_unknown_evaluator_in_the_dataset(capsys: pytest.CaptureFixture[str], tm
 def test_unknown_evaluator_in_a_case(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = _file(tmp_path, 'd.yaml', 'cases:\n- name: refund\n  inputs: x\n  evaluators: [ToolCorrect: [a]]\n')
     line = _error(capsys, 'run', path, traces('baseline'))
-    assert line.startswith(f"agentic-evals: error: {path}: unknown evaluator 'ToolCorrect' in case 'refund' (known: ")
+    assert line.startswith(
+        f"agentic-evals-otel: error: {path}:4: unknown evaluator 'ToolCorrect' in case 'refund';"
+        " did you mean 'ToolCorrectness'? (known: "
+    )
+
+
+@pytest.mark.parametrize(
+    ('name', 'text', 'meant'),
+    [
+        ('d.yaml', 'cases:\n- name: a\n  inputs: x\n  evaluators:\n  - MaxToolCalls: 3\n  - toolcorectness: [a]\n', ':6:'),
+        ('d.json', '{"cases": [{"name": "a", "inputs": "x", "evaluators": [{"ToolCorectnes": ["a"]}]}]}', ':'),
+    ],
+)
+def test_a_mistyped_evaluator_name_gets_a_did_you_mean(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, text: str, meant: str
+) -> None:
+    path = _file(tmp_path, name, text)
+    line = _error(capsys, 'run', path, traces('baseline'))
+    assert f"{path}{meant} unknown evaluator " in line
+    assert "in case 'a'; did you mean 'ToolCorrectness'? (known: " in line
+
+
+def test_a_name_like_nothing_known_gets_only_the_known_names(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = _file(tmp_path, 'e.yaml', 'evaluators:\n- Zzyzx: 3\n')
+    line = _error(capsys, 'run', '--evaluators', path, traces('baseline'))
+    assert line.startswith(f"agentic-evals-otel: error: {path}:2: unknown evaluator 'Zzyzx' in the dataset evaluators (known: ")
+    assert 'did you mean' not in line
 
 
 def test_bad_evaluator_arguments(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = _file(tmp_path, 'd.yaml', GOOD_DATASET.replace('MaxToolCalls: 6', 'MaxToolCalls: {budget: 6}'))
     line = _error(capsys, 'run', path, traces('baseline'))
     assert line == (
-        f"agentic-evals: error: {path}: evaluator 'MaxToolCalls' in the dataset evaluators: bad arguments:"
+        f"agentic-evals-otel: error: {path}: evaluator 'MaxToolCalls' in the dataset evaluators: bad arguments:"
         " MaxToolCalls.__init__() got an unexpected keyword argument 'budget'"
     )
 
@@ -106,13 +135,13 @@ def test_bad_evaluator_arguments(capsys: pytest.CaptureFixture[str], tmp_path: P
             'evaluators: [MaxToolCalls: 3]\ncases: []\n',
             ": unexpected key(s) 'cases': --evaluators takes only an `evaluators:` list (pass a dataset as DATASET)",
         ),
-        ('- Nope\n', ": unknown evaluator 'Nope' in the dataset evaluators (known: "),
+        ('- Nope\n', ":1: unknown evaluator 'Nope' in the dataset evaluators (known: "),
     ],
 )
 def test_unusable_evaluators_file(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, message: str) -> None:
     path = _file(tmp_path, 'evaluators.yaml', text)
     line = _error(capsys, 'run', '--evaluators', path, traces('baseline'))
-    assert line.startswith(f'agentic-evals: error: {path}{message}')
+    assert line.startswith(f'agentic-evals-otel: error: {path}{message}')
 
 
 # Trace files.
@@ -120,14 +149,14 @@ def test_unusable_evaluators_file(capsys: pytest.CaptureFixture[str], tmp_path: 
 
 def test_missing_trace_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     missing = tmp_path / 'gone.jsonl'
-    assert _error(capsys, 'run', str(DATASET), str(missing)) == f'agentic-evals: error: {missing}: no such file'
+    assert _error(capsys, 'run', str(DATASET), str(missing)) == f'agentic-evals-otel: error: {missing}: no such file'
 
 
 def test_truncated_trace_file_names_the_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     lines = Path(traces('baseline')).read_text(encoding='utf-8').splitlines()
     path = _file(tmp_path, 'cut.jsonl', '\n'.join([*lines[:2], lines[2][:100]]))
     line = _error(capsys, 'run', str(DATASET), path)
-    assert line.startswith(f'agentic-evals: error: {path}:3: invalid JSON')
+    assert line.startswith(f'agentic-evals-otel: error: {path}:3: invalid JSON')
 
 
 @pytest.mark.parametrize(
@@ -141,13 +170,13 @@ def test_unreadable_trace_file(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, text: str, message: str
 ) -> None:
     path = _file(tmp_path, name, text)
-    assert _error(capsys, 'run', str(DATASET), path) == f'agentic-evals: error: {path}: {message}'
+    assert _error(capsys, 'run', str(DATASET), path) == f'agentic-evals-otel: error: {path}: {message}'
 
 
 def test_glob_matching_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     pattern = str(tmp_path / '*.jsonl')
     assert (
-        _error(capsys, 'run', str(DATASET), pattern) == f'agentic-evals: error: {pattern}: no files match this pattern'
+        _error(capsys, 'run', str(DATASET), pattern) == f'agentic-evals-otel: error: {pattern}: no files match this pattern'
     )
 
 
@@ -157,7 +186,7 @@ def test_glob_matching_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Pat
 def test_min_score_naming_no_result(capsys: pytest.CaptureFixture[str]) -> None:
     line = _error(capsys, 'run', str(DATASET), traces('baseline'), '--min-score', 'TrajectoryMatc=0.8')
     assert line == (
-        "agentic-evals: error: --min-score TrajectoryMatc: no score or assertion is named 'TrajectoryMatc'"
+        "agentic-evals-otel: error: --min-score TrajectoryMatc: no score or assertion is named 'TrajectoryMatc'"
         ' (available: ArgumentCorrectness, MaxModelRequests, MaxToolCalls, ToolCorrectness, TrajectoryMatch,'
         ' billing_tools, support_trajectory)'
     )
@@ -185,36 +214,36 @@ def test_min_score_naming_no_result(capsys: pytest.CaptureFixture[str]) -> None:
 )
 def test_bad_run_flags(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     line = _error(capsys, 'run', str(DATASET), traces('baseline'), *argv)
-    assert line in (f'agentic-evals run: error: {message}', f'agentic-evals: error: {message}')
+    assert line in (f'agentic-evals-otel run: error: {message}', f'agentic-evals-otel: error: {message}')
 
 
 def test_run_without_traces(capsys: pytest.CaptureFixture[str]) -> None:
     line = _error(capsys, 'run', str(DATASET))
     assert line == (
-        'agentic-evals: error: run needs DATASET and at least one TRACES argument (or --evaluators FILE and TRACES)'
+        'agentic-evals-otel: error: run needs DATASET and at least one TRACES argument (or --evaluators FILE and TRACES)'
     )
 
 
 def test_report_into_a_missing_directory(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     target = tmp_path / 'no' / 'report.xml'
     line = _error(capsys, 'run', str(DATASET), traces('baseline'), '--junit', str(target))
-    assert line == f'agentic-evals: error: {target}: cannot write: directory {target.parent} does not exist'
+    assert line == f'agentic-evals-otel: error: {target}: cannot write: directory {target.parent} does not exist'
 
 
 @pytest.mark.parametrize(
     ('argv', 'message'),
     [
-        ([], 'agentic-evals: error: the following arguments are required: COMMAND'),
+        ([], 'agentic-evals-otel: error: the following arguments are required: COMMAND'),
         (
             ['grade'],
-            "agentic-evals: error: argument COMMAND: invalid choice: 'grade' (choose from 'run', 'inspect', 'compare')",
+            "agentic-evals-otel: error: argument COMMAND: invalid choice: 'grade' (choose from 'run', 'inspect', 'compare')",
         ),
-        (['compare', 'a.json'], 'agentic-evals compare: error: the following arguments are required: CANDIDATE'),
+        (['compare', 'a.json'], 'agentic-evals-otel compare: error: the following arguments are required: CANDIDATE'),
         (
             ['compare', 'a.json', 'b.json', '--tolerance', '-1'],
-            "agentic-evals compare: error: argument --tolerance: expected a tolerance >= 0, got '-1'",
+            "agentic-evals-otel compare: error: argument --tolerance: expected a tolerance >= 0, got '-1'",
         ),
-        (['inspect'], 'agentic-evals inspect: error: the following arguments are required: TRACES'),
+        (['inspect'], 'agentic-evals-otel inspect: error: the following arguments are required: TRACES'),
     ],
 )
 def test_usage_errors(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
@@ -254,27 +283,27 @@ def _report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
 def test_unreadable_report(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, message: str) -> None:
     good = _report(tmp_path, capsys)
     bad = _file(tmp_path, 'bad.json', text)
-    assert _error(capsys, 'compare', good, bad) == f'agentic-evals: error: {bad}{message}'
+    assert _error(capsys, 'compare', good, bad) == f'agentic-evals-otel: error: {bad}{message}'
 
 
 def test_missing_report(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     missing = tmp_path / 'baseline.json'
     line = _error(capsys, 'compare', str(missing), _report(tmp_path, capsys))
-    assert line == f'agentic-evals: error: {missing}: cannot read: No such file or directory'
+    assert line == f'agentic-evals-otel: error: {missing}: cannot read: No such file or directory'
 
 
 def test_inspect_missing_file_and_unknown_trace_id(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     missing = tmp_path / 'x.jsonl'
-    assert _error(capsys, 'inspect', str(missing)) == f'agentic-evals: error: {missing}: no such file'
+    assert _error(capsys, 'inspect', str(missing)) == f'agentic-evals-otel: error: {missing}: no such file'
     line = _error(capsys, 'inspect', traces('baseline'), '--trace-id', 'ffff')
-    assert line == f"agentic-evals: error: no trace with an id starting 'ffff' found in {traces('baseline')}"
+    assert line == f"agentic-evals-otel: error: no trace with an id starting 'ffff' found in {traces('baseline')}"
 
 
 def test_report_path_that_cannot_be_written(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     target = tmp_path / 'taken'
     target.mkdir()
     line = _error(capsys, 'run', str(DATASET), traces('baseline'), '--markdown', str(target))
-    assert line == f'agentic-evals: error: {target}: cannot write: Is a directory'
+    assert line == f'agentic-evals-otel: error: {target}: cannot write: Is a directory'
 
 
 def test_two_runs_of_the_same_cases_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -361,5 +390,5 @@ def test_a_bad_judge_setting_is_a_usage_error(
     path = _file(tmp_path, 'evaluators.yaml', f'evaluators:\n- {entry}\n')
     line = _error(capsys, 'run', '--evaluators', path, traces('baseline'))
     assert (
-        line == f'agentic-evals: error: {path}: evaluator {name!r} in the dataset evaluators: bad arguments: {problem}'
+        line == f'agentic-evals-otel: error: {path}: evaluator {name!r} in the dataset evaluators: bad arguments: {problem}'
     )

@@ -19,15 +19,15 @@ def _options(help_text: str) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize('command', COMMANDS, ids=lambda c: ' '.join(c) or 'agentic-evals')
+@pytest.mark.parametrize('command', COMMANDS, ids=lambda c: ' '.join(c) or 'agentic-evals-otel')
 def test_help_exits_zero_and_names_the_exit_statuses(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
     done = run_cli(capsys, *command, '--help')
     assert done.code == 0
-    assert done.out.startswith('usage: agentic-evals')
+    assert done.out.startswith('usage: agentic-evals-otel')
     assert 'exit status: 0 ' in done.out
 
 
-@pytest.mark.parametrize('command', COMMANDS, ids=lambda c: ' '.join(c) or 'agentic-evals')
+@pytest.mark.parametrize('command', COMMANDS, ids=lambda c: ' '.join(c) or 'agentic-evals-otel')
 def test_every_option_in_help_is_documented(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
     options = _options(run_cli(capsys, *command, '--help').out)
     assert '-h' in options

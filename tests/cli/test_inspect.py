@@ -1,4 +1,4 @@
-"""`agentic-evals inspect`: the extracted trajectory as a tree, as JSON lines, with notes and loader warnings."""
+"""`agentic-evals-otel inspect`: the extracted trajectory as a tree, as JSON lines, with notes and loader warnings."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def test_loader_warnings_reach_run_too(capsys: pytest.CaptureFixture[str], odd_t
     done = run_cli(capsys, 'run', '--evaluators', str(evaluators), str(odd_trace))
     assert done.code == 0
     assert re.fullmatch(
-        r'agentic-evals: warning: trace odd \([0-9a-f]{32}\): .*odd\.otlp\.jsonl:\d+: span [0-9a-f]{16}'
+        r'agentic-evals-otel: warning: trace odd \([0-9a-f]{32}\): .*odd\.otlp\.jsonl:\d+: span [0-9a-f]{16}'
         r" \('invoke_agent helper'\) has parent [0-9a-f]{16}, which is not in the trace; it became a root\n",
         done.err,
     )

@@ -1,4 +1,4 @@
-"""`agentic-evals run`: scoring real trace files, the gates, the exit status and the verdict line."""
+"""`agentic-evals-otel run`: scoring real trace files, the gates, the exit status and the verdict line."""
 
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ def test_traces_no_case_uses_are_reported_on_stderr(capsys: pytest.CaptureFixtur
     )
     done = run_cli(capsys, 'run', str(dataset), traces('baseline'))
     assert done.code == 0
-    assert done.err.startswith('agentic-evals: warning: 3 trace(s) matched no case of one: baseline (')
+    assert done.err.startswith('agentic-evals-otel: warning: 3 trace(s) matched no case of one: baseline (')
     assert done.last_line == 'PASS: 1 case; 1 of 1 assertions passed'
 
 
@@ -201,12 +201,12 @@ def test_python_dash_m_in_a_subprocess(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_console_script_exit_status() -> None:
-    script = Path(sys.executable).parent / 'agentic-evals'
+    script = Path(sys.executable).parent / 'agentic-evals-otel'
     if not script.exists():
         pytest.skip('the console script is not installed in this environment')
     bad = subprocess.run([str(script), 'run', str(DATASET)], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
-    assert bad.stderr.strip().splitlines()[-1].startswith('agentic-evals: error: run needs DATASET')
+    assert bad.stderr.strip().splitlines()[-1].startswith('agentic-evals-otel: error: run needs DATASET')
     good = subprocess.run([str(script), 'run', str(DATASET), traces('baseline')], capture_output=True, text=True)
     assert good.returncode == 0, good.stderr
 

@@ -187,9 +187,9 @@ def test_junit_case_failures_and_unsafe_text() -> None:
     results = root[0]
     assert results.get('name') == 'odd <names> & "quotes"'
     first, missing = results
-    assert first.get('classname') == 'a\ufffdb'
-    assert first[0].get('message') == 'bad\ufffdchars'  # the first line only, control characters replaced
-    assert first[0].text == 'bad\ufffdchars\nsecond line'
+    assert first.get('classname') == 'a\\x00b'
+    assert first[0].get('message') == 'bad\\x1bchars'  # the first line only, control characters escaped
+    assert first[0].text == 'bad\\x1bchars\nsecond line'
     assert (missing.get('classname'), missing.get('name'), missing[0].tag, missing[0].text) == (
         'missing',
         '(case)',
