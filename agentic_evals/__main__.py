@@ -26,6 +26,13 @@ def entry() -> int:
             print(f'{PROG}: interrupted', file=sys.stderr, flush=True)
         status = EXIT_INTERRUPTED
     _quiet_stdout()
+    if status == EXIT_INTERRUPTED:
+        # CPython remembers a KeyboardInterrupt raised inside exec'd source (dataclasses build their
+        # methods that way) and, at exit, kills the process with SIGINT even though it was handled:
+        # exit now, with the status we mean.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stderr.flush()
+        os._exit(status)
     return status
 
 

@@ -11,7 +11,6 @@ import argparse
 import contextlib
 import math
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Callable
@@ -145,7 +144,7 @@ def write_text(path: Path, text: str) -> None:
     data = text.encode('utf-8', 'backslashreplace')
     try:
         target = Path(os.path.realpath(path))
-        temp = target.parent / f'.{PROG}-{secrets.token_hex(8)}.tmp'
+        temp = target.parent / f'.{PROG}-{os.urandom(8).hex()}.tmp'
         descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0), 0o666)
         try:
             with os.fdopen(descriptor, 'wb') as file:
@@ -221,7 +220,7 @@ class GuardedStream:
 
     def fileno(self) -> int:
         if self.stream is None:
-            raise OSError(f'{self.name} is closed')
+            raise OSError('it is closed')
         return self.stream.fileno()
 
     def __getattr__(self, name: str) -> Any:
@@ -232,7 +231,7 @@ class GuardedStream:
             return
         try:
             if self.stream is None:
-                raise OSError(f'{self.name} is closed')
+                raise OSError('it is closed')
             action(self.stream)
         except BrokenPipeError:
             self.lost = True

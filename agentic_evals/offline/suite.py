@@ -138,16 +138,15 @@ def _read(path: Path) -> tuple[object, dict[int, list[int]]]:
 
 def read_limited(path: Path) -> bytes:
     """The bytes of `path`, refused (`FileError`) beyond `MAX_FILE_BYTES`; `OSError`s are the caller's to word."""
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise FileError(path, f'too large: {path.stat().st_size:,} bytes (the limit is {_MIB} MiB)')
-    with path.open('rb') as file:  # read at most the limit: a FIFO or device has no size to check
+    limit = f'{MAX_FILE_BYTES // (1024 * 1024)} MiB'
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise FileError(path, f'too large: {size:,} bytes (the limit is {limit})')
+    with path.open('rb') as file:  # read at most the limit: a FIFO or a device has no size to check
         data = file.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
-        raise FileError(path, f'too large: more than {_MIB} MiB')
+        raise FileError(path, f'too large: more than {limit}')
     return data
-
-
-_MIB = MAX_FILE_BYTES // (1024 * 1024)
 
 
 def decode(data: bytes) -> str:

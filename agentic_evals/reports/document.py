@@ -247,8 +247,21 @@ def dump_document(document: ReportDocument) -> str:
     Text from traces may hold lone surrogates, which UTF-8 cannot encode (pydantic's JSON writer
     refuses them); JSON carries them as `\\ud800` escapes, which read back as the same text.
     """
-    text = json.dumps(_ADAPTER.dump_python(document, mode='json'), indent=2, ensure_ascii=False)
+    text = json.dumps(_null_non_finite(_ADAPTER.dump_python(document)), indent=2, ensure_ascii=False)
     return _SURROGATE.sub(lambda m: f'\\u{ord(m[0]):04x}', text) + '\n'
+
+
+def _null_non_finite(data: dict[str, Any]) -> dict[str, Any]:
+    """Non-finite floats (in inputs or outputs) as `null`, as pydantic writes them: `NaN` is not JSON."""
+    stack: list[Any] = [data]
+    while stack:
+        value = stack.pop()
+        for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+            if isinstance(item, float) and not math.isfinite(item):
+                value[key] = None
+            elif isinstance(item, dict | list):
+                stack.append(item)
+    return data
 
 
 _SURROGATE = re.compile('[\ud800-\udfff]')

@@ -50,12 +50,12 @@ def _testcase(suite: ET.Element, classname: str, name: str, time: float = 0.0) -
 
 
 def _outcome(testcase: ET.Element, tag: str, message: str, kind: str) -> None:
-    element = ET.SubElement(testcase, tag, message=_xml(_one_line(message)), type=kind)
+    element = ET.SubElement(testcase, tag, message=_one_line(_xml(message)), type=kind)
     element.text = _xml(message)
 
 
 def _skipped(testcase: ET.Element, message: str) -> None:
-    ET.SubElement(testcase, 'skipped', message=_xml(_one_line(message))).text = _xml(message)
+    ET.SubElement(testcase, 'skipped', message=_one_line(_xml(message))).text = _xml(message)
 
 
 def _output(testcase: ET.Element, text: str | None) -> None:
@@ -152,5 +152,5 @@ def _xml(text: str) -> str:
 
 def _one_line(text: str) -> str:
     """Attribute values are shown on one line by most CI views: keep the first line, bounded."""
-    first = text.strip().splitlines()[0] if text.strip() else text
+    first = text.strip().split('\n')[0] if text.strip() else text
     return first if len(first) <= 500 else first[:497] + '...'

@@ -59,8 +59,17 @@ class _Shown:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         segments = console.render(self.renderable, options)
+        width = options.max_width
         for line, newline in _lines(segments):
-            yield from _rstrip(line) if self.strip else line
+            # An escape is wider than the character it shows, and rich crops lines to the width after
+            # this: fold a line it made too long rather than lose its end.
+            length = Segment.get_line_length(line)
+            fold = length > width and not options.no_wrap  # `soft_wrap` lines are neither cropped nor folded
+            pieces = Segment.divide(line, range(width, length + width, width)) if fold else [line]
+            for index, piece in enumerate(pieces):
+                if index:
+                    yield Segment.line()
+                yield from _rstrip(piece) if self.strip else piece
             if newline:
                 yield Segment.line()
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import atexit
 import functools
+import json
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -65,3 +67,28 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> Outcome:
     code = main(list(argv))
     captured = capsys.readouterr()
     return Outcome(code, captured.out, captured.err)
+
+
+def hostile_trace(path: Path, tool: str, *, case: str = 'hostile', argument: str = 'x', result: str = 'ok') -> Path:
+    """A one-call trace whose case name, tool name, argument and result are `case`, `tool`, ... as given."""
+    provider = TracerProvider()
+    tracer = provider.get_tracer('test')
+    agent = {'gen_ai.agent.name': 'helper', 'gen_ai.operation.name': 'invoke_agent', 'case_name': case}
+    call = {
+        'gen_ai.tool.name': tool,
+        'gen_ai.tool.call.arguments': json.dumps({'query': argument}),
+        'gen_ai.tool.call.result': result,
+    }
+    with (
+        capture(provider) as captured,
+        tracer.start_as_current_span('invoke_agent helper', attributes=agent),
+        tracer.start_as_current_span(f'execute_tool {tool}', attributes=call),
+    ):
+        pass
+    write_otlp_json(captured.spans, path)
+    return path
+
+
+def env() -> dict[str, str]:
+    """The environment for a subprocess running this source tree."""
+    return {**os.environ, 'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')]))}

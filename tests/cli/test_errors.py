@@ -33,7 +33,9 @@ def _file(tmp_path: Path, name: str, text: str) -> str:
 
 def test_missing_dataset(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     missing = tmp_path / 'nope.yaml'
-    assert _error(capsys, 'run', str(missing), traces('baseline')) == f'agentic-evals-otel: error: {missing}: no such file'
+    assert (
+        _error(capsys, 'run', str(missing), traces('baseline')) == f'agentic-evals-otel: error: {missing}: no such file'
+    )
 
 
 def test_dataset_is_a_directory(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -97,7 +99,11 @@ def test_unknown_evaluator_in_a_case(capsys: pytest.CaptureFixture[str], tmp_pat
 @pytest.mark.parametrize(
     ('name', 'text', 'meant'),
     [
-        ('d.yaml', 'cases:\n- name: a\n  inputs: x\n  evaluators:\n  - MaxToolCalls: 3\n  - toolcorectness: [a]\n', ':6:'),
+        (
+            'd.yaml',
+            'cases:\n- name: a\n  inputs: x\n  evaluators:\n  - MaxToolCalls: 3\n  - toolcorectness: [a]\n',
+            ':6:',
+        ),
         ('d.json', '{"cases": [{"name": "a", "inputs": "x", "evaluators": [{"ToolCorectnes": ["a"]}]}]}', ':'),
     ],
 )
@@ -106,14 +112,18 @@ def test_a_mistyped_evaluator_name_gets_a_did_you_mean(
 ) -> None:
     path = _file(tmp_path, name, text)
     line = _error(capsys, 'run', path, traces('baseline'))
-    assert f"{path}{meant} unknown evaluator " in line
+    assert f'{path}{meant} unknown evaluator ' in line
     assert "in case 'a'; did you mean 'ToolCorrectness'? (known: " in line
 
 
-def test_a_name_like_nothing_known_gets_only_the_known_names(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_name_like_nothing_known_gets_only_the_known_names(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     path = _file(tmp_path, 'e.yaml', 'evaluators:\n- Zzyzx: 3\n')
     line = _error(capsys, 'run', '--evaluators', path, traces('baseline'))
-    assert line.startswith(f"agentic-evals-otel: error: {path}:2: unknown evaluator 'Zzyzx' in the dataset evaluators (known: ")
+    assert line.startswith(
+        f"agentic-evals-otel: error: {path}:2: unknown evaluator 'Zzyzx' in the dataset evaluators (known: "
+    )
     assert 'did you mean' not in line
 
 
@@ -176,7 +186,8 @@ def test_unreadable_trace_file(
 def test_glob_matching_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     pattern = str(tmp_path / '*.jsonl')
     assert (
-        _error(capsys, 'run', str(DATASET), pattern) == f'agentic-evals-otel: error: {pattern}: no files match this pattern'
+        _error(capsys, 'run', str(DATASET), pattern)
+        == f'agentic-evals-otel: error: {pattern}: no files match this pattern'
     )
 
 
@@ -390,5 +401,6 @@ def test_a_bad_judge_setting_is_a_usage_error(
     path = _file(tmp_path, 'evaluators.yaml', f'evaluators:\n- {entry}\n')
     line = _error(capsys, 'run', '--evaluators', path, traces('baseline'))
     assert (
-        line == f'agentic-evals-otel: error: {path}: evaluator {name!r} in the dataset evaluators: bad arguments: {problem}'
+        line
+        == f'agentic-evals-otel: error: {path}: evaluator {name!r} in the dataset evaluators: bad arguments: {problem}'
     )
