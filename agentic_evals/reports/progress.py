@@ -1,4 +1,4 @@
-"""The progress display of `agentic-evals run`, on stderr so it never mixes with the report.
+"""The progress display of `agentic-evals-otel run`, on stderr so it never mixes with the report.
 
 It appears only when there are many traces (`SHOW_AFTER`): loading streams, so the count is not
 known up front and the display starts once that many traces are in; scoring shows a bar over the
