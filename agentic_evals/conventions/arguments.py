@@ -36,16 +36,17 @@ def unparsable(text: str) -> str:
     return f'could not be parsed as JSON: the model sent {text!r}'
 
 
-def recorded_arguments(attributes: Mapping[str, AttributeValue], keys: tuple[str, ...]) -> Arguments:
-    """The arguments in the first of `keys` holding text, parsed; a non-text value is described.
+def recorded_arguments(attributes: Mapping[str, AttributeValue], keys: tuple[str, ...]) -> Arguments | None:
+    """The arguments in the first of `keys` holding text, parsed; `None` when no key is present.
 
     OTel attributes hold scalars and scalar sequences, so arguments recorded as anything but the JSON
     text the conventions say are reported as such rather than guessed at.
     """
     raw = next((value for key in keys if isinstance(value := attributes.get(key), str)), None)
-    parsed, problem = parse_arguments(raw)
-    if raw is None:
-        recorded = next((value for key in keys if (value := attributes.get(key)) is not None), None)
-        if recorded is not None:
-            problem = f'were recorded as {type(recorded).__name__} {recorded!r}, not as JSON text.'
-    return Arguments(parsed, raw, problem)
+    if raw is not None:
+        parsed, problem = parse_arguments(raw)
+        return Arguments(parsed, raw, problem)
+    recorded = next((value for key in keys if (value := attributes.get(key)) is not None), None)
+    if recorded is None:
+        return None
+    return Arguments(None, None, f'were recorded as {type(recorded).__name__} {recorded!r}, not as JSON text.')

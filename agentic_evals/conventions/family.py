@@ -1,15 +1,18 @@
-"""What an instrumentation family answers about spans: the interface every family module implements.
+"""What an instrumentation family tells the extraction: the interface every family module implements.
 
-The extraction walk offers each span to the classifiers of the families whose marker attribute it
-holds (see `registry`); the family whose classifier claims a span is asked everything else about it
-later (arguments, result, call id, failure stage, tokens), when a record is made. Questions about a
-whole run (agent runs, its prompt and output) go to every family in registry order, and the first
-answer wins. A family answers `None` for "not mine", so families never need to know of each other.
+A family describes its tool spans and model-request spans as data (`ToolSpans`, `RequestSpans`):
+the registry merges the descriptions of every family sharing a marker attribute, and the walk,
+which every evaluation pays for, applies them inline. Spans data cannot describe go to a family's
+classifiers (`call_classifiers`, `request_classifiers`): one call per span holding the marker.
+
+Everything else is asked only for what a record or a judge reads, of every family in registry
+order, and the first answer that is not `None` wins: a family answers only about what it recorded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final, Literal, NamedTuple
 
@@ -29,10 +32,10 @@ span may start before the calls the model issued ahead of it; the walk then rest
 
 
 class Role(Enum):
-    """A classifier's answer for a span that is its family's but is not a tool call."""
+    """A classifier's answer for a span that is not a tool call attempt."""
 
     IGNORED = 'ignored'
-    """The family's span, with nothing to extract (a summary or wrapper of calls that have spans)."""
+    """Nothing to extract: a summary or wrapper of calls that have spans of their own."""
     MODEL_REQUEST = 'model request'
     """One request to a model: its tokens and cost are counted, once."""
 
@@ -46,6 +49,41 @@ Answer = tuple[str, SpanKind] | Role | None
 Classifier = Callable[[SpanNode, list[str]], Answer]
 """Classifies a span holding the classifier's marker; appends to the list why it skipped a span
 that looked like a call but cannot be read."""
+
+
+@dataclass(frozen=True)
+class ToolSpans:
+    """Which spans holding `name_key` (a text tool name) are tool call attempts, and of what kind.
+
+    A span is a call when its name starts with one of `span_prefixes` or is one of `span_names`;
+    then, in this order: a tool name in `not_calls` marks a summary (no call), a span name in
+    `output_span_names` or an `output_message_key` value starting with `output_message_prefixes` an
+    output function, `deferred_key` a deferred call, an error status a failed attempt (`'invalid'`
+    when `rejected_key` holds `rejected_value`), anything else a call that ran. Families declaring
+    the same `name_key` are merged (the sets joined; the keys must agree where both set one).
+    """
+
+    name_key: str
+    span_prefixes: tuple[str, ...] = ()
+    span_names: frozenset[str] = frozenset()
+    not_calls: frozenset[str] = frozenset()
+    output_span_names: frozenset[str] = frozenset()
+    output_message_key: str | None = None
+    output_message_prefixes: tuple[str, ...] = ()
+    deferred_key: str | None = None
+    rejected_key: str | None = None
+    rejected_value: str | None = None
+
+
+@dataclass(frozen=True)
+class RequestSpans:
+    """Which spans holding `model_key` are model requests: `operation_key` is one of `operations`,
+    and the span holds no `excluded_key` (a tool span that carries a model is not a request)."""
+
+    model_key: str
+    operation_key: str
+    operations: frozenset[str]
+    excluded_key: str | None = None
 
 
 class Arguments(NamedTuple):
@@ -70,81 +108,74 @@ class RequestFacts(NamedTuple):
     cost: float | None
 
 
-class Family:
-    """An instrumentation family: override what it records; the defaults answer "not recorded".
+NOT_RECORDED = 'not available in span (`include_content` may be disabled).'
+"""Why a call has no arguments when none were recorded (content capture off, or never recorded)."""
 
-    Subclass it in one module per family and add the instance to `registry.FAMILIES`. Keep the
-    classifiers cheap: they run on every span holding their marker, in the one walk every
-    evaluation pays for. Everything else runs only for the records an evaluator reads.
+
+class Family:
+    """An instrumentation family: set the descriptions and override the questions it can answer.
+
+    Subclass it in one module per family and add the instance to `registry.FAMILIES`. Every question
+    defaults to `None` ("not recorded here"), so a family answers only about spans it recognises.
     """
 
     name: str = 'family'
+    tool_spans: ToolSpans | None = None
+    request_spans: RequestSpans | None = None
 
-    # -- classification (the hot path) --------------------------------------------------------
+    # -- classification beyond the descriptions (slower: one call per span holding the marker) --
 
     def call_classifiers(self) -> Mapping[str, Classifier]:
-        """Marker attribute -> classifier of the spans holding it that may be tool calls."""
+        """Marker attribute -> classifier of spans the descriptions did not claim."""
         return {}
 
     def request_classifiers(self) -> Mapping[str, Classifier]:
-        """Marker attribute -> classifier answering `MODEL_REQUEST` or `None`.
-
-        It must never accept a span a call classifier of the family claims: model requests are
-        also counted by a walk that skips tool calls (for budgets and run metrics).
-        """
+        """Marker attribute -> classifier answering `MODEL_REQUEST` or `None`; it must never accept a
+        span a call classifier claims (requests are also counted by a walk that skips calls)."""
         return {}
 
-    # -- tool calls this family classified ----------------------------------------------------
+    # -- tool calls ----------------------------------------------------------------------------
 
     def call_id(self, node: SpanNode) -> str | None:
         return None
 
-    def arguments(self, node: SpanNode) -> Arguments:
-        return Arguments(None, None, NOT_RECORDED)
+    def arguments(self, node: SpanNode) -> Arguments | None:
+        return None
 
     def result(self, node: SpanNode) -> str | None:
         return None
 
-    def failure_stage(self, node: SpanNode) -> FailureStage:
+    def failure_stage(self, node: SpanNode) -> FailureStage | None:
         """Asked of failed attempts only."""
-        return 'raised'
+        return None
 
-    # -- model requests this family classified ------------------------------------------------
+    # -- model requests ------------------------------------------------------------------------
 
-    def usage(self, node: SpanNode) -> dict[str, int | float]:
-        """Token counts and cost, by pydantic-evals' metric names (`input_tokens`, `cost`, ...)."""
-        return {}
+    def usage(self, node: SpanNode) -> dict[str, int | float] | None:
+        """Token counts and cost by pydantic-evals' metric names (`input_tokens`, `cost`, ...)."""
+        return None
 
-    def request_facts(self, node: SpanNode) -> RequestFacts:
-        """Model, operation, tokens and cost: the tokens are `usage`'s, so both count alike."""
-        usage = self.usage(node)
-        cost = usage.get('cost')
-        return RequestFacts(
-            model=None,
-            operation='chat',
-            input_tokens=int(usage.get('input_tokens', 0)),
-            output_tokens=int(usage.get('output_tokens', 0)),
-            cache_read_tokens=int(usage.get('cache_read.input_tokens', 0)),
-            cache_write_tokens=int(usage.get('cache_creation.input_tokens', 0)),
-            cost=None if cost is None else float(cost),
-        )
+    def request_facts(self, node: SpanNode, usage: Mapping[str, int | float]) -> RequestFacts | None:
+        """Model, operation, tokens and cost; the tokens should be `usage`'s, so both count alike."""
+        return None
 
-    def issued_call_ids(self, node: SpanNode) -> list[str]:
+    def issued_call_ids(self, node: SpanNode) -> list[str] | None:
         """The ids of the tool calls a model response issued, in the order the model issued them."""
-        return []
+        return None
 
-    def may_have_issued(self, node: SpanNode, call_id: str) -> bool:
-        """A cheap test that may say yes wrongly but never no wrongly: could `node` hold `call_id`?"""
-        return True
+    def first_issuer(self, requests: Sequence[SpanNode], call_id: str) -> int | None:
+        """The position of the first of `requests` whose response issued `call_id` (as
+        `issued_call_ids` would say, but for one id over many responses, so it can search fast)."""
+        return None
 
-    def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int]:
-        """Call id -> a number ordering the ids as the response issued them (a faster form may skip ids)."""
-        return {call_id: position for position, call_id in enumerate(self.issued_call_ids(node))}
+    def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int] | None:
+        """Call id -> a number ordering the ids as the response issued them (faster than parsing)."""
+        return None
 
-    # -- runs (every family is asked, in registry order) --------------------------------------
+    # -- runs ----------------------------------------------------------------------------------
 
     def agent_run(self, node: SpanNode) -> str | None:
-        """The agent's name when `node` is one agent run, else `None`."""
+        """The agent's name when `node` is one agent run."""
         return None
 
     def run_prompt(self, agent: SpanNode) -> str | None:
@@ -156,13 +187,9 @@ class Family:
         return None
 
     def run_output(self, agent: SpanNode) -> Any:
-        """The output recorded on an agent-run span, or `None`."""
+        """The output recorded on an agent-run span."""
         return None
 
     def response_text(self, node: SpanNode) -> str | None:
-        """The text a model response (a request span this family classified) answered with."""
+        """The text a model response answered with."""
         return None
-
-
-NOT_RECORDED = 'not available in span (`include_content` may be disabled).'
-"""Why a call has no arguments when none were recorded (content capture off, or never recorded)."""

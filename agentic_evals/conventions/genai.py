@@ -1,19 +1,20 @@
 """OpenTelemetry GenAI semantic conventions (development status), shared by most frameworks.
 
 pydantic-ai (instrumentation version 3+), Google ADK and Strands name their spans and attributes
-after these conventions, so this family reads any framework that follows them; the families of
-frameworks that add their own attributes extend it (`pydantic_ai`, `google_adk`).
+after these conventions, so this family reads any framework that follows them. Families of
+frameworks that add their own attributes (`pydantic_ai`, `google_adk`) come before it in the
+registry and answer for what they add.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pydantic_evals.otel.span_tree import AttributeValue, SpanNode
 
 from . import messages
 from .arguments import recorded_arguments
-from .family import IGNORED, MODEL_REQUEST, Answer, Arguments, Classifier, FailureStage, Family, RequestFacts
+from .family import Arguments, FailureStage, Family, RequestFacts, RequestSpans, ToolSpans
 
 OPERATION_NAME = 'gen_ai.operation.name'
 INVOKE_AGENT = 'invoke_agent'
@@ -46,6 +47,10 @@ COST = 'operation.cost'
 """Not in the conventions: the USD cost pydantic-ai (through Logfire's pricing) sets on model spans,
 which pydantic-evals sums as the `cost` metric."""
 COST_METRIC = 'cost'
+INPUT_TOKENS_METRIC = 'input_tokens'
+OUTPUT_TOKENS_METRIC = 'output_tokens'
+CACHE_READ_TOKENS_METRIC = 'cache_read.input_tokens'
+CACHE_WRITE_TOKENS_METRIC = 'cache_creation.input_tokens'
 
 
 def first_str(attributes: Mapping[str, AttributeValue], *keys: str) -> str | None:
@@ -57,20 +62,17 @@ def first_str(attributes: Mapping[str, AttributeValue], *keys: str) -> str | Non
     return None
 
 
-def tool_name(node: SpanNode, notes: list[str]) -> str | None:
-    """The span's `gen_ai.tool.name`; when it is not text, a note says so and the span is skipped."""
-    name = node.attributes[TOOL_NAME]
-    if type(name) is str:
-        return name
-    notes.append(f'span {node.name!r} skipped: {TOOL_NAME} is {type(name).__name__} {name!r}, not a string')
-    return None
+def non_text_tool_name(node: SpanNode, key: str) -> str:
+    """Why a span that looked like a tool call was skipped: its tool name is not text."""
+    name = node.attributes.get(key)
+    return f'span {node.name!r} skipped: {key} is {type(name).__name__} {name!r}, not a string'
 
 
 def is_agent_span(node: SpanNode) -> bool:
     name = node.name
-    return (
-        name == AGENT_SPAN or name.startswith(AGENT_SPAN_PREFIX) or node.attributes.get(OPERATION_NAME) == INVOKE_AGENT
-    )
+    if name == AGENT_SPAN or name.startswith(AGENT_SPAN_PREFIX):
+        return True
+    return node.attributes.get(OPERATION_NAME) == INVOKE_AGENT
 
 
 def agent_name(node: SpanNode, *keys: str) -> str:
@@ -82,6 +84,17 @@ def agent_name(node: SpanNode, *keys: str) -> str:
     return node.name[len(AGENT_SPAN_PREFIX) :] if node.name.startswith(AGENT_SPAN_PREFIX) else DEFAULT_AGENT_NAME
 
 
+def failure_stage_from_result(result: str | None) -> FailureStage:
+    """The stage of a failed attempt no family says more about.
+
+    The conventions record only that an attempt failed. A result on a failed attempt means the tool
+    answered the model anyway: pydantic-ai before 2.60 records `ModelRetry` that way, and nothing
+    else tells a retry from a raise there. (ADK records its error callback's dict as the result: a
+    family for ADK must answer `raised` for ADK's failed calls before this applies.)
+    """
+    return 'retry' if result is not None else 'raised'
+
+
 class GenAI(Family):
     """Spans named and attributed after the GenAI conventions.
 
@@ -91,51 +104,20 @@ class GenAI(Family):
     """
 
     name = 'otel-genai'
-    argument_keys: tuple[str, ...] = (TOOL_CALL_ARGUMENTS,)
-    result_keys: tuple[str, ...] = (TOOL_CALL_RESULT,)
-
-    def call_classifiers(self) -> Mapping[str, Classifier]:
-        return {TOOL_NAME: self.classify_tool}
-
-    def request_classifiers(self) -> Mapping[str, Classifier]:
-        return {REQUEST_MODEL: self.classify_request}
-
-    def classify_tool(self, node: SpanNode, notes: list[str]) -> Answer:
-        if not node.name.startswith(TOOL_SPAN_PREFIX):
-            return None
-        name = tool_name(node, notes)
-        if name is None:
-            return IGNORED
-        return name, 'failed' if node.status == 'error' else 'ok'
-
-    def classify_request(self, node: SpanNode, notes: list[str]) -> Answer:
-        attributes = node.attributes
-        if TOOL_NAME in attributes or attributes.get(OPERATION_NAME) not in MODEL_REQUEST_OPERATIONS:
-            return None
-        return MODEL_REQUEST
-
-    # -- tool calls ----------------------------------------------------------------------------
+    tool_spans = ToolSpans(TOOL_NAME, span_prefixes=(TOOL_SPAN_PREFIX,))
+    request_spans = RequestSpans(REQUEST_MODEL, OPERATION_NAME, MODEL_REQUEST_OPERATIONS, excluded_key=TOOL_NAME)
 
     def call_id(self, node: SpanNode) -> str | None:
         value = node.attributes.get(TOOL_CALL_ID)
         return value if isinstance(value, str) else None
 
-    def arguments(self, node: SpanNode) -> Arguments:
-        return recorded_arguments(node.attributes, self.argument_keys)
+    def arguments(self, node: SpanNode) -> Arguments | None:
+        return recorded_arguments(node.attributes, (TOOL_CALL_ARGUMENTS,))
 
     def result(self, node: SpanNode) -> str | None:
-        return first_str(node.attributes, *self.result_keys)
+        return first_str(node.attributes, TOOL_CALL_RESULT)
 
-    def failure_stage(self, node: SpanNode) -> FailureStage:
-        # The conventions record only that an attempt failed. A result on a failed attempt means the
-        # tool answered the model anyway: pydantic-ai before 2.60 records `ModelRetry` that way, and
-        # nothing else tells a retry from a raise there. (ADK records its error callback's dict as
-        # the result: its family must say `raised` when it reads ADK's failed calls.)
-        return 'retry' if self.result(node) is not None else 'raised'
-
-    # -- model requests ------------------------------------------------------------------------
-
-    def usage(self, node: SpanNode) -> dict[str, int | float]:
+    def usage(self, node: SpanNode) -> dict[str, int | float] | None:
         found: dict[str, int | float] = {}
         for key, value in node.attributes.items():
             if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -149,24 +131,36 @@ class GenAI(Family):
             else:
                 continue
             found[name] = found.get(name, 0) + value
-        return found
+        return found or None
 
-    def request_facts(self, node: SpanNode) -> RequestFacts:
-        facts = super().request_facts(node)
+    def request_facts(self, node: SpanNode, usage: Mapping[str, int | float]) -> RequestFacts | None:
         operation = node.attributes.get(OPERATION_NAME)
-        return facts._replace(
+        cost = usage.get(COST_METRIC)
+        return RequestFacts(
             model=first_str(node.attributes, RESPONSE_MODEL, REQUEST_MODEL),
             operation=operation if isinstance(operation, str) else CHAT,
+            # Zero-valued token attributes are omitted by pydantic-ai, so absence means 0.
+            input_tokens=int(usage.get(INPUT_TOKENS_METRIC, 0)),
+            output_tokens=int(usage.get(OUTPUT_TOKENS_METRIC, 0)),
+            cache_read_tokens=int(usage.get(CACHE_READ_TOKENS_METRIC, 0)),
+            cache_write_tokens=int(usage.get(CACHE_WRITE_TOKENS_METRIC, 0)),
+            cost=None if cost is None else float(cost),
         )
 
-    def issued_call_ids(self, node: SpanNode) -> list[str]:
-        return list(messages.tool_call_ids(node.attributes.get(OUTPUT_MESSAGES)))
-
-    def may_have_issued(self, node: SpanNode, call_id: str) -> bool:
+    def issued_call_ids(self, node: SpanNode) -> list[str] | None:
         raw = node.attributes.get(OUTPUT_MESSAGES)
-        return isinstance(raw, str) and messages.may_contain_id(raw, call_id)
+        return None if raw is None else list(messages.tool_call_ids(raw))
 
-    def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int]:
+    def first_issuer(self, requests: Sequence[SpanNode], call_id: str) -> int | None:
+        quoted = f'"{call_id}"' if messages.is_literal(call_id) else ''
+        for position, node in enumerate(requests):
+            raw = node.attributes.get(OUTPUT_MESSAGES)
+            # The quoted id must appear in text that holds it; only then are the messages parsed.
+            if type(raw) is str and quoted in raw and call_id in messages.tool_call_ids(raw):
+                return position
+        return None
+
+    def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int] | None:
         # Finding each quoted id in the raw JSON orders them as positions would, without parsing;
         # when an id is missing the messages are parsed properly.
         raw = node.attributes.get(OUTPUT_MESSAGES)
@@ -175,9 +169,7 @@ class GenAI(Family):
         found: dict[str | None, int] = {i: raw.find(f'"{i}"') for i in call_ids if i is not None}
         if found and all(offset >= 0 for offset in found.values()):
             return found
-        return super().issue_positions(node, call_ids)
-
-    # -- runs ----------------------------------------------------------------------------------
+        return {call_id: position for position, call_id in enumerate(messages.tool_call_ids(raw))}
 
     def agent_run(self, node: SpanNode) -> str | None:
         return agent_name(node, AGENT_NAME) if is_agent_span(node) else None

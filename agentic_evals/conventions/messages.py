@@ -80,6 +80,6 @@ def tool_call_ids(raw: object) -> Iterator[str]:
                 yield part[TOOL_CALL_ID]
 
 
-def may_contain_id(raw: str, call_id: str) -> bool:
-    """False only when `raw` cannot hold `call_id` as a JSON string (its quoted form is absent)."""
-    return f'"{call_id}"' in raw if _LITERAL.fullmatch(call_id) else True
+def is_literal(text: str) -> bool:
+    """Whether `text` appears verbatim, quoted, in any JSON that holds it as a string."""
+    return _LITERAL.fullmatch(text) is not None

@@ -12,8 +12,8 @@ from typing import Any
 from pydantic_evals.otel.span_tree import SpanNode
 
 from . import genai, messages
-from .arguments import unparsable
-from .family import IGNORED, Answer, Arguments, FailureStage, SpanKind
+from .arguments import recorded_arguments, unparsable
+from .family import Arguments, FailureStage, Family, ToolSpans
 
 # Instrumentation version <= 2 names (version 1 existed only in pydantic-ai 1.x).
 V2_TOOL_SPAN = 'running tool'
@@ -51,54 +51,35 @@ FINAL_RESULT = 'final_result'
 OUTPUT_TOOL = FINAL_RESULT
 OUTPUT_TOOL_PREFIX = FINAL_RESULT + '_'
 
-_V2_TOOL_SPANS = frozenset({V2_TOOL_SPAN, V2_OUTPUT_FUNCTION_SPAN})
 
-
-class PydanticAI(genai.GenAI):
-    """pydantic-ai's spans: the GenAI conventions (version 3+) or its own names (version 2), plus
-    output functions, deferred calls, failure stages and the agent span's conversation and output."""
+class PydanticAI(Family):
+    """pydantic-ai's spans: its own names (version 2) and what it adds to the GenAI conventions
+    (output functions, deferred calls, failure stages, the agent span's conversation and output)."""
 
     name = 'pydantic-ai'
-    argument_keys = (genai.TOOL_CALL_ARGUMENTS, V2_TOOL_ARGUMENTS)
-    result_keys = (genai.TOOL_CALL_RESULT, V2_TOOL_RESULT)
+    tool_spans = ToolSpans(
+        genai.TOOL_NAME,
+        span_names=frozenset({V2_TOOL_SPAN, V2_OUTPUT_FUNCTION_SPAN}),
+        output_span_names=frozenset({V2_OUTPUT_FUNCTION_SPAN}),
+        output_message_key=LOGFIRE_MSG,
+        output_message_prefixes=(OUTPUT_FUNCTION_MSG_PREFIX,),
+        deferred_key=DEFERRAL_NAME,
+        rejected_key=FAILURE_STAGE,
+        rejected_value=VALIDATION,
+    )
 
-    def classify_tool(self, node: SpanNode, notes: list[str]) -> Answer:
-        span_name = node.name
-        attributes = node.attributes
-        if span_name not in _V2_TOOL_SPANS:
-            if not span_name.startswith(genai.TOOL_SPAN_PREFIX):
-                return None
-            if (
-                LOGFIRE_MSG not in attributes
-                and DEFERRAL_NAME not in attributes
-                and FAILURE_STAGE not in attributes
-                and RETRY_CAUSE not in attributes
-            ):
-                return None  # a GenAI tool span from another framework
-        name = genai.tool_name(node, notes)
-        if name is None:
-            return IGNORED
-        msg = attributes.get(LOGFIRE_MSG)
-        kind: SpanKind
-        if span_name == V2_OUTPUT_FUNCTION_SPAN or (type(msg) is str and msg.startswith(OUTPUT_FUNCTION_MSG_PREFIX)):
-            kind = 'output'
-        elif DEFERRAL_NAME in attributes:
-            kind = 'deferred'
-        elif node.status == 'error':
-            kind = 'invalid' if attributes.get(FAILURE_STAGE) == VALIDATION else 'failed'
-        else:
-            kind = 'ok'
-        return name, kind
-
-    def arguments(self, node: SpanNode) -> Arguments:
-        found = super().arguments(node)
-        value = found.parsed
+    def arguments(self, node: SpanNode) -> Arguments | None:
+        found = recorded_arguments(node.attributes, (genai.TOOL_CALL_ARGUMENTS, V2_TOOL_ARGUMENTS))
+        value = None if found is None else found.parsed
         if value is not None and len(value) == 1 and isinstance(text := value.get(INVALID_JSON_KEY), str):
             # pydantic-ai wraps arguments that were not valid JSON so they survive a round trip.
-            return Arguments(None, found.raw, unparsable(text))
+            return Arguments(None, found.raw if found else None, unparsable(text))
         return found
 
-    def failure_stage(self, node: SpanNode) -> FailureStage:
+    def result(self, node: SpanNode) -> str | None:
+        return genai.first_str(node.attributes, genai.TOOL_CALL_RESULT, V2_TOOL_RESULT)
+
+    def failure_stage(self, node: SpanNode) -> FailureStage | None:
         attributes = node.attributes
         msg = attributes.get(LOGFIRE_MSG)
         if (
@@ -109,7 +90,7 @@ class PydanticAI(genai.GenAI):
             return 'validation'
         if attributes.get(RETRY_CAUSE) == MODEL_RETRY:
             return 'retry'
-        return super().failure_stage(node)
+        return None
 
     def agent_run(self, node: SpanNode) -> str | None:
         if node.name == V2_AGENT_SPAN or (V2_AGENT_NAME in node.attributes and genai.is_agent_span(node)):

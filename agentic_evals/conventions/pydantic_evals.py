@@ -4,3 +4,6 @@ from __future__ import annotations
 
 CASE_NAME = 'case_name'
 """On the span pydantic-evals opens for each case: the case's name."""
+REQUESTS_METRIC = 'requests'
+"""The metric pydantic-evals counts a case's model requests into (the others are named after the
+usage attributes: `input_tokens`, `output_tokens`, `cost`, ...)."""

@@ -1,111 +1,269 @@
-"""The instrumentation families, in the order they are asked, and the tables the walks read.
+"""The instrumentation families, in the order they are asked, and what the walks read from them.
 
-Adding a family is one module defining a `Family` subclass and one entry in `FAMILIES`. A family
-that extends another (pydantic-ai and ADK extend the GenAI conventions) lists before it and
-overrides only what differs: what it inherits is asked of the family it extends, in that
-family's place, so a span goes to the most specific family that claims it.
+Adding a family is one module defining a `Family` subclass and one entry in `FAMILIES`: its span
+descriptions are merged with those of the families sharing its markers, and every question about a
+span goes to the families in this order until one answers, so list a family before the ones whose
+spans it refines (pydantic-ai and ADK before the GenAI conventions they follow).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import fields, replace
 from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
 from . import genai, google_adk, pydantic_ai
-from .family import MODEL_REQUEST, Classifier, Family
+from .family import (
+    IGNORED,
+    MODEL_REQUEST,
+    NOT_RECORDED,
+    Answer,
+    Arguments,
+    Classifier,
+    FailureStage,
+    Family,
+    RequestFacts,
+    RequestSpans,
+    SpanKind,
+    ToolSpans,
+)
 
 FAMILIES: tuple[Family, ...] = (google_adk.FAMILY, pydantic_ai.FAMILY, genai.FAMILY)
-"""Most specific first: a span is read by the first family whose classifier claims it."""
-
-Chain = tuple[tuple[Classifier, Family], ...]
-"""The classifiers for spans holding one marker, in the order they are tried, with their family."""
+"""Most specific first."""
 
 
-def _chains(tables: Iterable[tuple[Family, Mapping[str, Classifier]]]) -> tuple[tuple[str, Chain], ...]:
-    by_marker: dict[str, list[tuple[Classifier, Family]]] = {}
-    for family, table in tables:
-        for marker, classify in table.items():
-            by_marker.setdefault(marker, []).append((classify, family))
-    return tuple((marker, _last_of_each(chain)) for marker, chain in by_marker.items())
+def merge_tool_spans(descriptions: Iterable[ToolSpans]) -> tuple[ToolSpans, ...]:
+    """One description per tool-name marker: prefixes and sets joined, keys taken where set."""
+    merged: dict[str, ToolSpans] = {}
+    for description in descriptions:
+        known = merged.get(description.name_key)
+        merged[description.name_key] = description if known is None else _joined(known, description)
+    return tuple(merged.values())
 
 
-def _function(method: Callable[..., Any]) -> object:
-    return getattr(method, '__func__', method)
+def merge_request_spans(descriptions: Iterable[RequestSpans]) -> tuple[RequestSpans, ...]:
+    merged: dict[str, RequestSpans] = {}
+    for description in descriptions:
+        known = merged.get(description.model_key)
+        merged[description.model_key] = description if known is None else _joined(known, description)
+    return tuple(merged.values())
 
 
-def _last_of_each(chain: list[tuple[Classifier, Family]]) -> Chain:
-    """One entry per implementation, where the family that defines it stands (its last occurrence)."""
-    last = {_function(classify): i for i, (classify, _) in enumerate(chain)}
-    return tuple(entry for i, entry in enumerate(chain) if last[_function(entry[0])] == i)
+def _joined(a: Any, b: Any) -> Any:
+    changes: dict[str, object] = {}
+    for field in fields(a):
+        mine, theirs = getattr(a, field.name), getattr(b, field.name)
+        if isinstance(mine, tuple):
+            changes[field.name] = mine + tuple(v for v in theirs if v not in mine)
+        elif isinstance(mine, frozenset):
+            changes[field.name] = mine | theirs
+        elif mine is None or theirs is None or mine == theirs:
+            changes[field.name] = mine if theirs is None else theirs
+        else:
+            raise ValueError(f'{type(a).__name__} for {field.name}: {mine!r} and {theirs!r} cannot both hold')
+    return replace(a, **changes)
 
 
-MARKERS: tuple[tuple[str, Chain], ...] = _chains(
-    [(f, f.call_classifiers()) for f in FAMILIES] + [(f, f.request_classifiers()) for f in FAMILIES]
-)
-"""Marker attribute -> classifiers, call markers first: the full walk offers a span to the chain of
-each marker it holds, in this order, until one classifier claims it."""
+def classify_tool_span(rule: ToolSpans, node: SpanNode, notes: list[str]) -> Answer:
+    """`rule` applied to one span holding its marker (the walks apply it inline, the same way)."""
+    span_name = node.name
+    attributes = node.attributes
+    if not (span_name.startswith(rule.span_prefixes) or span_name in rule.span_names):
+        return None
+    name = attributes[rule.name_key]
+    if type(name) is not str:
+        notes.append(genai.non_text_tool_name(node, rule.name_key))
+        return IGNORED
+    if name in rule.not_calls:
+        return IGNORED
+    kind: SpanKind
+    message = attributes.get(rule.output_message_key) if rule.output_message_key else None
+    if span_name in rule.output_span_names or (
+        type(message) is str and message.startswith(rule.output_message_prefixes)
+    ):
+        kind = 'output'
+    elif rule.deferred_key is not None and rule.deferred_key in attributes:
+        kind = 'deferred'
+    elif node.status == 'error':
+        rejected = rule.rejected_key is not None and attributes.get(rule.rejected_key) == rule.rejected_value
+        kind = 'invalid' if rejected else 'failed'
+    else:
+        kind = 'ok'
+    return name, kind
 
-REQUEST_MARKERS: tuple[tuple[str, Chain], ...] = _chains([(f, f.request_classifiers()) for f in FAMILIES])
-"""The same for model requests alone, for walks that only count requests."""
+
+def classify_request_span(rule: RequestSpans, node: SpanNode) -> bool:
+    attributes = node.attributes
+    if rule.excluded_key is not None and rule.excluded_key in attributes:
+        return False
+    return attributes.get(rule.operation_key) in rule.operations
 
 
-def _asked(method: str) -> tuple[Callable[..., Any], ...]:
-    """The distinct implementations of a run question, bound to the family that defines each."""
-    found = [(getattr(type(f), method), getattr(f, method)) for f in FAMILIES]
+def _implementations(families: Sequence[Family], method: str) -> tuple[Callable[..., Any], ...]:
+    """The families' answers to one question, in order; an implementation inherited by several
+    families is asked once, where the family defining it stands (its last occurrence)."""
+    found = [(getattr(type(f), method), getattr(f, method)) for f in families]
     default = getattr(Family, method)
     last = {function: i for i, (function, _) in enumerate(found)}
     return tuple(bound for i, (function, bound) in enumerate(found) if function is not default and last[function] == i)
 
 
-def _first(askers: tuple[Callable[[SpanNode], Any], ...], node: SpanNode) -> Any:
+def _first(askers: tuple[Callable[..., Any], ...], *args: Any) -> Any:
     for ask in askers:
-        answer = ask(node)
+        answer = ask(*args)
         if answer is not None:
             return answer
     return None
 
 
-_AGENT_RUN = _asked('agent_run')
-_RUN_PROMPT = _asked('run_prompt')
-_SPAN_PROMPT = _asked('span_prompt')
-_RUN_OUTPUT = _asked('run_output')
+class Registry:
+    """What the walks and the record builders ask, compiled from a tuple of families."""
+
+    def __init__(self, families: Sequence[Family]) -> None:
+        self.families = tuple(families)
+        self.tool_rules = merge_tool_spans(f.tool_spans for f in families if f.tool_spans is not None)
+        self.request_rules = merge_request_spans(f.request_spans for f in families if f.request_spans is not None)
+        self.call_classifiers: tuple[tuple[str, Classifier], ...] = _classifiers(f.call_classifiers() for f in families)
+        self.request_classifiers = _classifiers(f.request_classifiers() for f in families)
+        self._asked = {
+            method: _implementations(self.families, method)
+            for method in (
+                'call_id',
+                'arguments',
+                'result',
+                'failure_stage',
+                'usage',
+                'request_facts',
+                'issued_call_ids',
+                'first_issuer',
+                'issue_positions',
+                'agent_run',
+                'run_prompt',
+                'span_prompt',
+                'run_output',
+                'response_text',
+            )
+        }
+        self._agent_run = self._asked['agent_run']
+
+    # -- classification off the walks' inline path ---------------------------------------------
+
+    def classify_rest(self, node: SpanNode, notes: list[str]) -> Answer:
+        """A span that the first tool and request descriptions did not claim: the other
+        descriptions, then the classifiers, in order."""
+        attributes = node.attributes
+        for rule in self.tool_rules[1:]:
+            if rule.name_key in attributes:
+                answer = classify_tool_span(rule, node, notes)
+                if answer is not None:
+                    return answer
+        for request_rule in self.request_rules[1:]:
+            if request_rule.model_key in attributes and classify_request_span(request_rule, node):
+                return MODEL_REQUEST
+        for marker, classify in self.call_classifiers + self.request_classifiers:
+            if marker in attributes:
+                answer = classify(node, notes)
+                if answer is not None:
+                    return answer
+        return None
+
+    def is_model_request(self, node: SpanNode) -> bool:
+        """Whether `node` is a model request, by the same rules as the walks."""
+        attributes = node.attributes
+        for rule in self.request_rules:
+            if rule.model_key in attributes and classify_request_span(rule, node):
+                return True
+        return any(
+            marker in attributes and classify(node, []) is MODEL_REQUEST
+            for marker, classify in self.request_classifiers
+        )
+
+    @property
+    def has_rest(self) -> bool:
+        return (
+            len(self.tool_rules) > 1
+            or len(self.request_rules) > 1
+            or bool(self.call_classifiers + self.request_classifiers)
+        )
+
+    # -- tool calls ----------------------------------------------------------------------------
+
+    def call_id(self, node: SpanNode) -> str | None:
+        answer: str | None = _first(self._asked['call_id'], node)
+        return answer
+
+    def arguments(self, node: SpanNode) -> Arguments:
+        answer: Arguments | None = _first(self._asked['arguments'], node)
+        return Arguments(None, None, NOT_RECORDED) if answer is None else answer
+
+    def result(self, node: SpanNode) -> str | None:
+        answer: str | None = _first(self._asked['result'], node)
+        return answer
+
+    def failure_stage(self, node: SpanNode) -> FailureStage:
+        answer: FailureStage | None = _first(self._asked['failure_stage'], node)
+        return genai.failure_stage_from_result(self.result(node)) if answer is None else answer
+
+    # -- model requests ------------------------------------------------------------------------
+
+    def usage(self, node: SpanNode) -> dict[str, int | float]:
+        answer: dict[str, int | float] | None = _first(self._asked['usage'], node)
+        return {} if answer is None else answer
+
+    def request_facts(self, node: SpanNode) -> RequestFacts:
+        usage = self.usage(node)
+        answer: RequestFacts | None = _first(self._asked['request_facts'], node, usage)
+        if answer is None:
+            answer = RequestFacts(None, genai.CHAT, 0, 0, 0, 0, None)
+        return answer
+
+    def issued_call_ids(self, node: SpanNode) -> list[str]:
+        answer: list[str] | None = _first(self._asked['issued_call_ids'], node)
+        return [] if answer is None else answer
+
+    def first_issuer(self, requests: Sequence[SpanNode], call_id: str) -> int | None:
+        """The position of the first of `requests` whose response issued `call_id`, by any family."""
+        found = [p for ask in self._asked['first_issuer'] if (p := ask(requests, call_id)) is not None]
+        return min(found) if found else None
+
+    def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int]:
+        answer: dict[str | None, int] | None = _first(self._asked['issue_positions'], node, call_ids)
+        if answer is None:
+            answer = {call_id: position for position, call_id in enumerate(self.issued_call_ids(node))}
+        return answer
+
+    # -- runs ----------------------------------------------------------------------------------
+
+    def agent_run(self, node: SpanNode) -> str | None:
+        """The agent's name when `node` is an agent run, else `None`."""
+        for ask in self._agent_run:
+            name: str | None = ask(node)
+            if name is not None:
+                return name
+        return None
+
+    def run_prompt(self, agent: SpanNode) -> str | None:
+        answer: str | None = _first(self._asked['run_prompt'], agent)
+        return answer
+
+    def span_prompt(self, node: SpanNode) -> str | None:
+        answer: str | None = _first(self._asked['span_prompt'], node)
+        return answer
+
+    def run_output(self, agent: SpanNode) -> object:
+        answer: object = _first(self._asked['run_output'], agent)
+        return answer
+
+    def response_text(self, node: SpanNode) -> str | None:
+        answer: str | None = _first(self._asked['response_text'], node)
+        return answer
 
 
-def agent_run(node: SpanNode) -> str | None:
-    """The agent's name when `node` is an agent run (per the first family that says so), else `None`."""
-    for ask in _AGENT_RUN:
-        name: str | None = ask(node)
-        if name is not None:
-            return name
-    return None
+def _classifiers(tables: Iterable[Mapping[str, Classifier]]) -> tuple[tuple[str, Classifier], ...]:
+    return tuple(entry for table in tables for entry in table.items())
 
 
-def run_prompt(agent: SpanNode) -> str | None:
-    """The user prompt recorded on an agent-run span."""
-    result: str | None = _first(_RUN_PROMPT, agent)
-    return result
-
-
-def span_prompt(node: SpanNode) -> str | None:
-    """The user prompt recorded on any span (a model request's input messages)."""
-    result: str | None = _first(_SPAN_PROMPT, node)
-    return result
-
-
-def run_output(agent: SpanNode) -> object:
-    """The output recorded on an agent-run span, or `None`."""
-    result: object = _first(_RUN_OUTPUT, agent)
-    return result
-
-
-def request_family(node: SpanNode) -> Family | None:
-    """The family that reads `node` as a model request, or `None` when it is not one."""
-    attributes = node.attributes
-    for marker, chain in REQUEST_MARKERS:
-        if marker in attributes:
-            for classify, family in chain:
-                if classify(node, []) is MODEL_REQUEST:
-                    return family
-    return None
+REGISTRY = Registry(FAMILIES)
+"""The registry every walk, record and run question uses."""

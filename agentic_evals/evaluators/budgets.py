@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
-from pydantic_evals.otel import SpanTree
+from pydantic_evals.otel import SpanTreeRecordingError
 
+from ..conventions.pydantic_evals import REQUESTS_METRIC
 from ..scoring.metrics import budget_reason, max_model_requests, max_tool_calls
 from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
 from ._base import ConversationSource, TrajectoryEvaluator, as_reason
+
+_FROM_METRIC = f'ctx.metrics[{REQUESTS_METRIC!r}]'
 
 
 @dataclass(repr=False)
@@ -73,14 +76,20 @@ class MaxModelRequests(TrajectoryEvaluator):
     def problems(self) -> list[str | None]:
         return [checks.non_negative_int('max_requests', self.max_requests)]
 
-    def score_tree(self, tree: SpanTree, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        metric = ctx.metrics.get('requests')
-        if isinstance(metric, (int, float)) and self.agent is None and self.include_subagents:
-            # pydantic-evals counted the same spans already; no need to extract.
-            count = int(metric)
-            reason = budget_reason(count, "ctx.metrics['requests']", self.max_requests, None, True)
-            return EvaluationReason(value=count <= self.max_requests, reason=reason)
-        return super().score_tree(tree, ctx)
+    def evaluate(self, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        if self.conversation is None and self.agent is None and self.include_subagents:
+            # pydantic-evals counted the requests already: read the metric, extract nothing. (The
+            # span tree is still checked first, as the built-in does.)
+            metric = ctx.metrics.get(REQUESTS_METRIC)
+            if isinstance(metric, (int, float)):
+                try:
+                    _ = ctx.span_tree
+                except SpanTreeRecordingError:
+                    return super().evaluate(ctx)
+                count = int(metric)
+                reason = budget_reason(count, _FROM_METRIC, self.max_requests, None, True)
+                return EvaluationReason(value=count <= self.max_requests, reason=reason)
+        return super().evaluate(ctx)
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         source = 'span tree' if self.conversation is None else f'ctx.{self.conversation}'

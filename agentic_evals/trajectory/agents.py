@@ -11,8 +11,10 @@ from collections.abc import Iterable
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from ..conventions.registry import agent_run
+from ..conventions.registry import REGISTRY
 from .records import AgentRun, AgentStructure
+
+agent_run = REGISTRY.agent_run
 
 
 def path_by_climbing(node: SpanNode) -> tuple[str, ...]:

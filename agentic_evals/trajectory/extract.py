@@ -19,12 +19,13 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
-from ..conventions.family import Family, SpanKind
+from ..conventions.family import SpanKind
+from ..conventions.registry import REGISTRY
 from .agents import agent_structure, path_by_climbing
 from .issue_order import Issuers, in_issue_order
 from .records import AgentStructure, CallKind, CallStatus, ModelRequest, ToolCall
 from .trajectory import Trajectory
-from .walk import KIND, NAME, REQUEST_FAMILY, REQUEST_SPAN, SPAN, Call, Counts, Walked, count, requests_of, walk
+from .walk import KIND, NAME, REQUEST_SPAN, SPAN, Call, Counts, Walked, count, requests_of, walk
 
 
 def extract_trajectory(tree: SpanTree) -> Trajectory:
@@ -74,7 +75,7 @@ class SpanSource:
         self._nodes = nodes
         self._walked: Walked | None = None
         self._counts: Counts | None = None
-        self._requests: list[tuple[SpanNode, Family]] | None = None
+        self._requests: list[SpanNode] | None = None
         self._ordered: list[Call] | None = None
         self._order: list[int] | None = None
         self._issuers: Issuers | None = None
@@ -120,11 +121,11 @@ class SpanSource:
             return self._counts.requests
         return len(self.request_spans())
 
-    def request_spans(self) -> list[tuple[SpanNode, Family]]:
-        """Every model-request span with its family, without reading any tool span."""
+    def request_spans(self) -> list[SpanNode]:
+        """Every model-request span, without reading any tool span."""
         if self._requests is None:
             if self._walked is not None:
-                self._requests = [(r[REQUEST_SPAN], r[REQUEST_FAMILY]) for r in self._walked.requests]
+                self._requests = [request[REQUEST_SPAN] for request in self._walked.requests]
             else:
                 self._requests = requests_of(self._nodes)
         return self._requests
@@ -138,10 +139,10 @@ class SpanSource:
 
     def make_call(self, index: int) -> ToolCall:
         calls, issuers = self._calls()
-        node, name, kind, family = calls[index]
+        node, name, kind = calls[index]
         # One record needs one path: climbing its ancestors beats walking the tree for all of them.
         path = self._structure.call_paths[index] if self._structure is not None else path_by_climbing(node)
-        arguments = family.arguments(node)
+        arguments = REGISTRY.arguments(node)
         status: CallStatus
         if kind == 'output':
             status = 'failed' if node.status == 'error' else 'ok'
@@ -152,10 +153,10 @@ class SpanSource:
             arguments=arguments.parsed,
             raw_arguments=arguments.raw,
             arguments_problem=arguments.problem,
-            call_id=family.call_id(node),
-            result=family.result(node),
+            call_id=REGISTRY.call_id(node),
+            result=REGISTRY.result(node),
             status=status,
-            failure_stage=family.failure_stage(node) if status == 'failed' else None,
+            failure_stage=REGISTRY.failure_stage(node) if status == 'failed' else None,
             agent=path[-1] if path else None,
             agent_path=path,
             start=node.start_timestamp,
@@ -168,7 +169,7 @@ class SpanSource:
     def make_requests(self) -> tuple[ModelRequest, ...]:
         paths = self.agent_structure().request_paths
         return tuple(
-            _model_request(request[REQUEST_SPAN], request[REQUEST_FAMILY], path)
+            _model_request(request[REQUEST_SPAN], path)
             for request, path in zip(self._walk().requests, paths, strict=True)
         )
 
@@ -176,8 +177,8 @@ class SpanSource:
         return tuple(self._walk().notes)
 
 
-def _model_request(node: SpanNode, family: Family, path: tuple[str, ...]) -> ModelRequest:
-    facts = family.request_facts(node)
+def _model_request(node: SpanNode, path: tuple[str, ...]) -> ModelRequest:
+    facts = REGISTRY.request_facts(node)
     return ModelRequest(
         model=facts.model,
         operation=facts.operation,
@@ -194,8 +195,8 @@ def _model_request(node: SpanNode, family: Family, path: tuple[str, ...]) -> Mod
     )
 
 
-def model_request_spans(tree: SpanTree) -> list[tuple[SpanNode, Family]]:
-    """Every model-request span of `tree`, with its family: the requests of its trajectory.
+def model_request_spans(tree: SpanTree) -> list[SpanNode]:
+    """Every model-request span of `tree`: the requests of its trajectory.
 
     Shared with the cached trajectory, so the run metrics and a budget read them once.
     """

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from .walk import CALLS_BEFORE, FAMILY, REQUEST_SPAN, SPAN, Call, Request
+from ..conventions.registry import REGISTRY, Registry
+from .walk import CALLS_BEFORE, REQUEST_SPAN, SPAN, Call, Request
 
-_LOOKUPS_BEFORE_INDEXING = 8
-"""Call-id look-ups answered by scanning the responses before every response's ids are indexed."""
+_SCANS_BEFORE_INDEXING = 16
+"""Look-ups answered by scanning (cheap for a few) before an index is built (cheap for many)."""
 
 
 class Issuers:
@@ -22,69 +23,79 @@ class Issuers:
     same run. A call with none (an approved deferred call, run first when its run resumes; or a
     framework that puts tool spans under the model span) is issued by the first response whose
     output holds its call id.
+
+    A record or a reordering asks for a few calls' issuers; `inspect` for all. The first few
+    look-ups scan the requests, later ones use an index built once.
     """
 
-    def __init__(self, calls: list[Call], requests: list[Request]) -> None:
+    def __init__(self, calls: list[Call], requests: list[Request], registry: Registry = REGISTRY) -> None:
+        self._registry = registry
         self._calls = calls
         self._requests = requests
         self._found: dict[int, int | None] = {}
+        self._before: list[int] | None = None
+        self._scans = 0
         self._by_parent: dict[int, tuple[list[int], list[int]]] | None = None
         self._by_call_id: dict[str, int] | None = None
-        self._looked_up: dict[str, int | None] = {}
+        self._id_scans: dict[str, int | None] = {}
 
     def __call__(self, index: int) -> int | None:
-        if index in self._found:
-            return self._found[index]
+        found = self._found
+        if index in found:
+            return found[index]
         issuer = self._latest_sibling_request(index)
         if issuer is None and self._requests:
-            call = self._calls[index]
-            call_id = call[FAMILY].call_id(call[SPAN])
+            call_id = self._registry.call_id(self._calls[index][SPAN])
             issuer = None if call_id is None else self._issuer_of_id(call_id)
-        self._found[index] = issuer
+        found[index] = issuer
         return issuer
 
     def _latest_sibling_request(self, index: int) -> int | None:
+        parent = self._calls[index][SPAN].parent
+        if self._by_parent is None and self._scans < _SCANS_BEFORE_INDEXING:
+            self._scans += 1
+            if self._before is None:
+                self._before = [request[CALLS_BEFORE] for request in self._requests]
+            requests = self._requests
+            for position in range(bisect_right(self._before, index) - 1, -1, -1):
+                if requests[position][REQUEST_SPAN].parent is parent:
+                    return position
+            return None
         if self._by_parent is None:
             by_parent: dict[int, tuple[list[int], list[int]]] = {}
             for position, request in enumerate(self._requests):
-                before, indices = by_parent.setdefault(id(request[REQUEST_SPAN].parent), ([], []))
-                before.append(request[CALLS_BEFORE])
-                indices.append(position)
+                key = id(request[REQUEST_SPAN].parent)
+                entry = by_parent.get(key)
+                if entry is None:
+                    entry = by_parent[key] = ([], [])
+                entry[0].append(request[CALLS_BEFORE])
+                entry[1].append(position)
             self._by_parent = by_parent
-        found = self._by_parent.get(id(self._calls[index][SPAN].parent))
-        if found is None:
+        entry = self._by_parent.get(id(parent))
+        if entry is None:
             return None
-        before, indices = found
-        slot = bisect_right(before, index)  # requests walked before call `index`
-        return indices[slot - 1] if slot else None
+        slot = bisect_right(entry[0], index)  # that parent's requests walked before call `index`
+        return entry[1][slot - 1] if slot else None
 
     def _issuer_of_id(self, call_id: str) -> int | None:
         if self._by_call_id is not None:
             return self._by_call_id.get(call_id)
-        if call_id in self._looked_up:
-            return self._looked_up[call_id]
-        if len(self._looked_up) >= _LOOKUPS_BEFORE_INDEXING:
+        if call_id in self._id_scans:
+            return self._id_scans[call_id]
+        nodes = [request[REQUEST_SPAN] for request in self._requests]
+        if len(self._id_scans) >= _SCANS_BEFORE_INDEXING:
             by_call_id: dict[str, int] = {}
-            for position, (node, family, _) in enumerate(self._requests):
-                for issued in family.issued_call_ids(node):
+            for position, node in enumerate(nodes):
+                for issued in self._registry.issued_call_ids(node):
                     by_call_id.setdefault(issued, position)
             self._by_call_id = by_call_id
             return by_call_id.get(call_id)
-        # A few look-ups: test each response cheaply, parse only those that may hold the id.
-        found = next(
-            (
-                position
-                for position, (node, family, _) in enumerate(self._requests)
-                if family.may_have_issued(node, call_id) and call_id in family.issued_call_ids(node)
-            ),
-            None,
-        )
-        self._looked_up[call_id] = found
+        found = self._id_scans[call_id] = self._registry.first_issuer(nodes, call_id)
         return found
 
 
 def in_issue_order(
-    calls: list[Call], invalid: list[int], requests: list[Request], issuers: Issuers
+    calls: list[Call], invalid: list[int], requests: list[Request], issuers: Issuers, registry: Registry = REGISTRY
 ) -> list[int] | None:
     """Walk positions in call order (`None` when that is walk order): start order, except that each
     model response's calls take the order the model issued them in.
@@ -110,9 +121,8 @@ def in_issue_order(
             continue
         seen.add((issuer, run))
         slots = _sibling_slots(calls, index, run, issuer, issuers)
-        node, family, _ = requests[issuer]
-        ids = [calls[i][FAMILY].call_id(calls[i][SPAN]) for i in slots]
-        positions = family.issue_positions(node, ids)
+        ids = [registry.call_id(calls[i][SPAN]) for i in slots]
+        positions = registry.issue_positions(requests[issuer][REQUEST_SPAN], ids)
         by_issue = sorted(range(len(slots)), key=lambda k: (positions.get(ids[k], len(slots)), slots[k]))
         if by_issue != list(range(len(slots))):
             order = order or list(range(len(calls)))

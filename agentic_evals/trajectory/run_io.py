@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
-from ..conventions import registry
+from ..conventions.registry import REGISTRY as registry
 
 
 def _outer_agent_spans(tree: SpanTree) -> list[SpanNode]:
@@ -59,9 +59,9 @@ def trace_output(tree: SpanTree) -> Any:
 
 
 def _last_response_text(agent: SpanNode) -> str | None:
-    requests = [(n, f) for n in agent.descendants if (f := registry.request_family(n)) is not None]
-    for node, family in sorted(requests, key=lambda r: r[0].start_timestamp, reverse=True):
-        text = family.response_text(node)
+    requests = [n for n in agent.descendants if registry.is_model_request(n)]
+    for node in sorted(requests, key=lambda n: n.start_timestamp, reverse=True):
+        text = registry.response_text(node)
         if text is not None:
             return text
     return None

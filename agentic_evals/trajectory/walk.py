@@ -1,11 +1,13 @@
-"""The walks over a tree's spans, each asking the conventions registry what every span is.
+"""The walks over a tree's spans, each applying the conventions registry to every span.
 
-`walk` finds everything (the extraction); `count` and `requests_of` find only what a budget or the
-run metrics need, so a count does not pay for the records it will never read. All three read the
-same registry tables, so they agree on what a tool call and a model request are.
+`walk` finds every call attempt and model request (the extraction); `count` and `requests_of` find
+only what a budget or the run metrics need, so a count does not pay for what it will never read. All
+three apply the same descriptions, so they agree on what a tool call and a model request are.
 
-The walks are the hot path of every evaluation: per span, a dictionary look-up per marker until one
-is held, then one call per classifier until one claims the span.
+The walks are the hot path of every evaluation, so the registry's first tool-span and request-span
+descriptions (the GenAI conventions', merged with pydantic-ai's and ADK's) are applied inline, as
+`registry.classify_tool_span` and `registry.classify_request_span` would; any other description or
+classifier is asked through `Registry.classify_rest`, one call per span holding its marker.
 """
 
 from __future__ import annotations
@@ -15,21 +17,24 @@ from typing import Final, NamedTuple
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from ..conventions.family import IGNORED, MODEL_REQUEST, Family, SpanKind
-from ..conventions.registry import MARKERS, REQUEST_MARKERS
+from ..conventions.family import IGNORED, MODEL_REQUEST, RequestSpans, SpanKind, ToolSpans
+from ..conventions.genai import non_text_tool_name
+from ..conventions.registry import REGISTRY, Registry
 
-Call = tuple[SpanNode, str, SpanKind, Family]
-"""A call as the walk records it: (span, tool name, kind, family), read with the indices below."""
+Call = tuple[SpanNode, str, SpanKind]
+"""A call as the walk records it: (span, tool name, kind), read with the indices below."""
 SPAN: Final = 0
 NAME: Final = 1
 KIND: Final = 2
-FAMILY: Final = 3
 
-Request = tuple[SpanNode, Family, int]
-"""A model request: (span, family, how many calls were walked before it), read with these indices."""
+Request = tuple[SpanNode, int]
+"""A model request: (span, how many calls were walked before it), read with these indices."""
 REQUEST_SPAN: Final = 0
-REQUEST_FAMILY: Final = 1
-CALLS_BEFORE: Final = 2
+CALLS_BEFORE: Final = 1
+
+_NEVER = '\x00'  # a marker no span holds, for a registry without descriptions
+_NO_TOOL_SPANS = ToolSpans(_NEVER)
+_NO_REQUEST_SPANS = RequestSpans(_NEVER, _NEVER, frozenset())
 
 
 class Walked(NamedTuple):
@@ -43,34 +48,67 @@ class Walked(NamedTuple):
     notes: list[str]
 
 
-def walk(nodes: Iterable[SpanNode]) -> Walked:
-    """Every tool call attempt and model request in `nodes`, with the family that read each."""
+def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
+    """Every tool call attempt and model request in `nodes`."""
     calls: list[Call] = []
     requests: list[Request] = []
     invalid: list[int] = []
     notes: list[str] = []
     add_call, add_request = calls.append, requests.append
-    markers = MARKERS
+    tool = registry.tool_rules[0] if registry.tool_rules else _NO_TOOL_SPANS
+    tool_key, prefixes, span_names, not_calls = tool.name_key, tool.span_prefixes, tool.span_names, tool.not_calls
+    output_names, message_key, message_prefixes = (
+        tool.output_span_names,
+        tool.output_message_key,
+        tool.output_message_prefixes,
+    )
+    deferred_key, rejected_key, rejected_value = tool.deferred_key, tool.rejected_key, tool.rejected_value
+    request = registry.request_rules[0] if registry.request_rules else _NO_REQUEST_SPANS
+    model_key, operation_key, operations, excluded_key = (
+        request.model_key,
+        request.operation_key,
+        request.operations,
+        request.excluded_key,
+    )
+    rest = registry.classify_rest if registry.has_rest else None
     for node in nodes:
         attributes = node.attributes
-        for marker, chain in markers:
-            if marker in attributes:
-                for classify, family in chain:  # noqa: B007 (the family that claims the span is kept)
-                    answer = classify(node, notes)
-                    if answer is not None:
-                        break
+        if tool_key in attributes:
+            span_name = node.name
+            if span_name.startswith(prefixes) or span_name in span_names:
+                name = attributes[tool_key]
+                if type(name) is not str:
+                    notes.append(non_text_tool_name(node, tool_key))
+                    continue
+                if name in not_calls:
+                    continue
+                kind: SpanKind
+                message = attributes.get(message_key) if message_key else None
+                if span_name in output_names or (type(message) is str and message.startswith(message_prefixes)):
+                    kind = 'output'
+                elif deferred_key in attributes:
+                    kind = 'deferred'
+                elif node.status == 'error':
+                    if rejected_key is not None and attributes.get(rejected_key) == rejected_value:
+                        kind = 'invalid'
+                        invalid.append(len(calls))
+                    else:
+                        kind = 'failed'
                 else:
-                    continue  # no family claims it under this marker: try the next one it holds
-                break
-        else:
+                    kind = 'ok'
+                add_call((node, name, kind))
+                continue
+        if model_key in attributes and excluded_key not in attributes and attributes.get(operation_key) in operations:
+            add_request((node, len(calls)))
             continue
-        if answer is MODEL_REQUEST:
-            add_request((node, family, len(calls)))
-        elif answer is not IGNORED:
-            name, kind = answer
-            if kind == 'invalid':
-                invalid.append(len(calls))
-            add_call((node, name, kind, family))
+        if rest is not None:
+            answer = rest(node, notes)
+            if answer is MODEL_REQUEST:
+                add_request((node, len(calls)))
+            elif answer is not None and answer is not IGNORED:
+                if answer[1] == 'invalid':
+                    invalid.append(len(calls))
+                add_call((node, *answer))
     return Walked(calls, requests, invalid, notes)
 
 
@@ -80,49 +118,74 @@ class Counts(NamedTuple):
     requests: int
 
 
-def count(nodes: Iterable[SpanNode]) -> Counts:
+def count(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Counts:
     """How many calls succeeded and failed, and how many model requests: `walk`'s, without records."""
     ok = failed = requests = 0
-    markers = MARKERS
+    tool = registry.tool_rules[0] if registry.tool_rules else _NO_TOOL_SPANS
+    tool_key, prefixes, span_names, not_calls = tool.name_key, tool.span_prefixes, tool.span_names, tool.not_calls
+    output_names, message_key, message_prefixes = (
+        tool.output_span_names,
+        tool.output_message_key,
+        tool.output_message_prefixes,
+    )
+    deferred_key = tool.deferred_key
+    request = registry.request_rules[0] if registry.request_rules else _NO_REQUEST_SPANS
+    model_key, operation_key, operations, excluded_key = (
+        request.model_key,
+        request.operation_key,
+        request.operations,
+        request.excluded_key,
+    )
+    rest = registry.classify_rest if registry.has_rest else None
     notes: list[str] = []
     for node in nodes:
         attributes = node.attributes
-        for marker, chain in markers:
-            if marker in attributes:
-                for classify, _ in chain:
-                    answer = classify(node, notes)
-                    if answer is not None:
-                        break
-                else:
-                    continue
-                break
-        else:
-            continue
-        if answer is MODEL_REQUEST:
+        if tool_key in attributes:
+            span_name = node.name
+            if span_name.startswith(prefixes) or span_name in span_names:
+                name = attributes[tool_key]
+                if type(name) is str and name not in not_calls and span_name not in output_names:
+                    message = attributes.get(message_key) if message_key else None
+                    if (
+                        not (type(message) is str and message.startswith(message_prefixes))
+                        and deferred_key not in attributes
+                    ):
+                        if node.status == 'error':
+                            failed += 1
+                        else:
+                            ok += 1
+                continue
+        if model_key in attributes and excluded_key not in attributes and attributes.get(operation_key) in operations:
             requests += 1
-        elif answer is not IGNORED:
-            kind = answer[1]
-            if kind == 'ok':
-                ok += 1
-            elif kind == 'failed' or kind == 'invalid':
-                failed += 1
+            continue
+        if rest is not None:
+            answer = rest(node, notes)
+            if answer is MODEL_REQUEST:
+                requests += 1
+            elif answer is not None and answer is not IGNORED:
+                if answer[1] == 'ok':
+                    ok += 1
+                elif answer[1] in ('failed', 'invalid'):
+                    failed += 1
     return Counts(ok, failed, requests)
 
 
-def requests_of(nodes: Iterable[SpanNode]) -> list[tuple[SpanNode, Family]]:
-    """The model requests in `nodes` (the same as `walk`'s), with their families; tool spans are skipped unread."""
-    found: list[tuple[SpanNode, Family]] = []
-    markers = REQUEST_MARKERS
-    notes: list[str] = []
+def requests_of(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> list[SpanNode]:
+    """The model requests in `nodes` (the same as `walk`'s); tool spans are skipped unread."""
+    found: list[SpanNode] = []
+    add = found.append
+    request = registry.request_rules[0] if registry.request_rules else _NO_REQUEST_SPANS
+    model_key, operation_key, operations, excluded_key = (
+        request.model_key,
+        request.operation_key,
+        request.operations,
+        request.excluded_key,
+    )
+    others = len(registry.request_rules) > 1 or bool(registry.request_classifiers)
     for node in nodes:
         attributes = node.attributes
-        for marker, chain in markers:
-            if marker in attributes:
-                for classify, family in chain:
-                    if classify(node, notes) is MODEL_REQUEST:
-                        found.append((node, family))
-                        break
-                else:
-                    continue
-                break
+        if (
+            model_key in attributes and excluded_key not in attributes and attributes.get(operation_key) in operations
+        ) or (others and registry.is_model_request(node)):
+            add(node)
     return found
