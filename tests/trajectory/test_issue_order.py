@@ -1,0 +1,49 @@
+"""Issuers and issue order when tool spans hang under their model span, and when records are read one by one."""
+
+from __future__ import annotations
+
+from agentic_evals import extract_trajectory
+
+from ..factories import TreeBuilder
+
+
+def test_calls_under_their_model_span_are_issued_by_it() -> None:
+    """No request shares the calls' parent, so each call's id finds the response that issued it."""
+    b = TreeBuilder()
+    main = b.agent('main')
+    first = b.chat(main, issued=['c1', 'c2', 'c3'])
+    # the validation failure starts before the calls the model issued ahead of it
+    b.tool('c', first, call_id='c3', status='error', **{'pydantic_ai.tool.failure_stage': 'validation'})
+    b.tool('a', first, call_id='c1')
+    b.tool('b', first, call_id='c2')
+    second = b.chat(main, issued=['c4'])
+    b.tool('d', second, call_id='c4')
+    b.tool('e', second)  # no id: no issuer
+    t = extract_trajectory(b.build())
+    assert [(c.name, c.issued_by) for c in t.tool_calls] == [('a', 0), ('b', 0), ('c', 0), ('d', 1), ('e', None)]
+
+
+def test_one_record_finds_its_issuer_without_the_others() -> None:
+    b = TreeBuilder()
+    main = b.agent('main')
+    for i in range(40):
+        chat = b.chat(main, issued=[f'id{i}'])
+        b.tool('t', chat, call_id=f'id{i}')
+    t = extract_trajectory(b.build())
+    assert t.calls()[-1].issued_by == 39
+    assert t.calls()[5].issued_by == 5
+    # past a few look-ups the requests are indexed: the answers stay the same
+    assert [c.issued_by for c in t.tool_calls] == list(range(40))
+
+
+def test_siblings_use_the_latest_request_of_their_parent() -> None:
+    b = TreeBuilder()
+    main = b.agent('main')
+    b.chat(main)
+    b.tool('a', main)
+    sub = b.agent('sub', b.tool('ask', main))
+    b.chat(sub)
+    b.tool('b', sub)
+    b.tool('c', main)  # still the main run's first response: the sub-agent's request is not its parent's
+    t = extract_trajectory(b.build())
+    assert [(c.name, c.issued_by) for c in t.tool_calls] == [('a', 0), ('ask', 0), ('b', 1), ('c', 0)]
