@@ -87,8 +87,13 @@ class MaxModelRequests(TrajectoryEvaluator):
                 except SpanTreeRecordingError:
                     return super().evaluate(ctx)
                 count = int(metric)
-                reason = budget_reason(count, _FROM_METRIC, self.max_requests, None, True)
-                return EvaluationReason(value=count <= self.max_requests, reason=reason)
+                # The shared phrase, made once per budget with the count left out: this path is all
+                # the evaluator does on most cases, and it must not cost more than the built-in's.
+                phrase = self.__dict__.get('_phrase')
+                if phrase is None or phrase[0] != self.max_requests:
+                    text = budget_reason(0, _FROM_METRIC, self.max_requests, None, True)[1:]
+                    phrase = self.__dict__['_phrase'] = (self.max_requests, text)
+                return EvaluationReason(value=count <= self.max_requests, reason=f'{count}{phrase[1]}')
         return super().evaluate(ctx)
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:

@@ -37,6 +37,14 @@ _NO_TOOL_SPANS = ToolSpans(_NEVER)
 _NO_REQUEST_SPANS = RequestSpans(_NEVER, _NEVER, frozenset())
 
 
+def _first_tool_spans(registry: Registry) -> ToolSpans:
+    return registry.tool_rules[0] if registry.tool_rules else _NO_TOOL_SPANS
+
+
+def _first_request_spans(registry: Registry) -> RequestSpans:
+    return registry.request_rules[0] if registry.request_rules else _NO_REQUEST_SPANS
+
+
 class Walked(NamedTuple):
     """What one walk over a tree found, in the tree's (start) order."""
 
@@ -55,7 +63,7 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
     invalid: list[int] = []
     notes: list[str] = []
     add_call, add_request = calls.append, requests.append
-    tool = registry.tool_rules[0] if registry.tool_rules else _NO_TOOL_SPANS
+    tool = _first_tool_spans(registry)
     tool_key, prefixes, span_names, not_calls = tool.name_key, tool.span_prefixes, tool.span_names, tool.not_calls
     output_names, message_key, message_prefixes = (
         tool.output_span_names,
@@ -63,7 +71,7 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
         tool.output_message_prefixes,
     )
     deferred_key, rejected_key, rejected_value = tool.deferred_key, tool.rejected_key, tool.rejected_value
-    request = registry.request_rules[0] if registry.request_rules else _NO_REQUEST_SPANS
+    request = _first_request_spans(registry)
     model_key, operation_key, operations, excluded_key = (
         request.model_key,
         request.operation_key,
@@ -121,7 +129,7 @@ class Counts(NamedTuple):
 def count(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Counts:
     """How many calls succeeded and failed, and how many model requests: `walk`'s, without records."""
     ok = failed = requests = 0
-    tool = registry.tool_rules[0] if registry.tool_rules else _NO_TOOL_SPANS
+    tool = _first_tool_spans(registry)
     tool_key, prefixes, span_names, not_calls = tool.name_key, tool.span_prefixes, tool.span_names, tool.not_calls
     output_names, message_key, message_prefixes = (
         tool.output_span_names,
@@ -129,7 +137,7 @@ def count(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Counts:
         tool.output_message_prefixes,
     )
     deferred_key = tool.deferred_key
-    request = registry.request_rules[0] if registry.request_rules else _NO_REQUEST_SPANS
+    request = _first_request_spans(registry)
     model_key, operation_key, operations, excluded_key = (
         request.model_key,
         request.operation_key,
@@ -174,7 +182,7 @@ def requests_of(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> lis
     """The model requests in `nodes` (the same as `walk`'s); tool spans are skipped unread."""
     found: list[SpanNode] = []
     add = found.append
-    request = registry.request_rules[0] if registry.request_rules else _NO_REQUEST_SPANS
+    request = _first_request_spans(registry)
     model_key, operation_key, operations, excluded_key = (
         request.model_key,
         request.operation_key,
