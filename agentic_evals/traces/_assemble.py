@@ -1,8 +1,10 @@
 """Collect decoded spans per trace and turn each finished trace into a `LoadedTrace`.
 
 Decoders hand every span to the `Assembler` with its location (file index, line or None). The
-recoverable problems found here (duplicate span ids, missing parents, children starting before
-their parents) become warnings on the trace, each naming the file and line where it was seen.
+recoverable problems found here (duplicate span ids, missing parents, parent cycles, children
+starting before their parents) become warnings on the trace, each naming the file and line where
+it was seen. Problems that belong to no trace that has spans (a trace all of whose spans were
+lost, a skipped file) go to the load's `on_warning` callback instead: nothing is dropped unsaid.
 """
 
 from __future__ import annotations
@@ -73,8 +75,39 @@ class TraceBuilder:
     def warn(self, location: Location, message: str) -> None:
         self.warnings.append(f'{self.assembler.describe(location)}: {message}')
 
+    def _break_cycles(self) -> None:
+        """Make one span of every parent cycle a root, so every walk up a tree ends (linear time).
+
+        Each span is followed up its parents once: a chain ends at a root, at a span already
+        placed, or back on itself, which is a cycle. Its earliest span becomes the root.
+        """
+        nodes = self.nodes
+        placed: set[int] = set()
+        for start in nodes:
+            chain: dict[int, None] = {}
+            current: int | None = start
+            while current is not None and current not in placed and current not in chain:
+                chain[current] = None
+                parent = nodes[current].parent_span_id
+                current = parent if parent in nodes else None
+            if current is not None and current in chain:
+                members = list(chain)
+                cycle = members[members.index(current) :]
+                root = nodes[min(cycle, key=lambda span_id: (nodes[span_id].start_timestamp, span_id))]
+                root.parent_span_id = None
+                if len(cycle) == 1:
+                    what = 'is its own parent'
+                else:
+                    shown = ' -> '.join(f'{span_id:016x}' for span_id in cycle[:5]) + (' ...' if len(cycle) > 5 else '')
+                    what = f'is in a parent cycle of {len(cycle)} spans ({shown})'
+                self.warn(
+                    self.where[root.span_id], f'span {root.span_id:016x} ({root.name!r}) {what}; it became a root'
+                )
+            placed.update(chain)
+
     def finish(self) -> LoadedTrace:
         nodes = self.nodes
+        unordered = False
         for node in nodes.values():
             parent_id = node.parent_span_id
             if parent_id is None:
@@ -86,12 +119,16 @@ class TraceBuilder:
                     f'span {node.span_id:016x} ({node.name!r}) has parent {parent_id:016x}, '
                     'which is not in the trace; it became a root',
                 )
-            elif node.start_timestamp < parent.start_timestamp:
-                self.warn(
-                    self.where[node.span_id],
-                    f'span {node.span_id:016x} ({node.name!r}) starts before its parent {parent_id:016x} '
-                    f'({parent.name!r}); kept as recorded',
-                )
+            elif node.start_timestamp <= parent.start_timestamp:
+                unordered = True
+                if node.start_timestamp < parent.start_timestamp:
+                    self.warn(
+                        self.where[node.span_id],
+                        f'span {node.span_id:016x} ({node.name!r}) starts before its parent {parent_id:016x} '
+                        f'({parent.name!r}); kept as recorded',
+                    )
+        if unordered:  # every child starting after its parent rules out a cycle
+            self._break_cycles()
         tree = SpanTree()
         tree.add_spans(list(nodes.values()))
         paths = self.assembler.paths
@@ -106,8 +143,10 @@ class TraceBuilder:
 class Assembler:
     """The traces being read, by normalized (32 lowercase hex) trace id, in order of first span."""
 
-    def __init__(self, paths: list[Path]) -> None:
+    def __init__(self, paths: list[Path], on_warning: Callable[[str], None]) -> None:
         self.paths = paths
+        self.on_warning = on_warning
+        """Where the warnings no loaded trace can carry go (see the module docstring)."""
         self.builders: dict[str, TraceBuilder] = {}
         self.aliases: dict[object, TraceBuilder] = {}
         """Open builders by raw trace id, so decoders validate and normalize an id once per trace."""
@@ -129,13 +168,25 @@ class Assembler:
         return builder
 
     def pop(self, trace_id: str) -> LoadedTrace | None:
-        """The finished trace, now that its last span has been read (None if it had no spans)."""
+        """The finished trace, now that its last span has been read (None if it had no spans).
+
+        A trace with warnings but no spans (all of them lost) is not yielded; its warnings go
+        to `on_warning`.
+        """
         builder = self.builders.pop(trace_id, None)
         if builder is None:
             return None
         for raw in builder.raw_ids:
             del self.aliases[raw]
+        if not builder.nodes:
+            for warning in builder.warnings:
+                self.on_warning(f'{warning} (trace {trace_id}, which has no other spans)')
+            return None
         return builder.finish()
+
+    def note(self, location: Location, message: str) -> None:
+        """A warning that belongs to no trace, straight to `on_warning`."""
+        self.on_warning(f'{self.describe(location)}: {message}')
 
     def rest(self) -> Iterator[LoadedTrace]:
         """The traces still open at the end, in order of their first span."""

@@ -12,8 +12,10 @@ Decoding rules, for every OTLP value type:
 - `kvlistValue`: the compact JSON text of the object (pydantic-evals' `has_attributes` matches a
   dict against such JSON text, as it does for Logfire's JSON attributes).
 
-A value of an unknown type (or with no value at all) raises `UnknownValue`; loaders skip the
-attribute with a warning instead of failing the file.
+A value of an unknown type, with no value at all, of the wrong JSON type or nested too deeply
+(beyond the recursion limit) is skipped with a warning instead of failing the file; so is an
+attribute that is not a `{"key", "value"}` object with a string key. An empty value inside an
+array or kvlist is null, as OpenTelemetry's encoder writes a None element.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from pydantic_evals.otel.span_tree import AttributeValue
 
 from ..conventions.otel import EXCEPTION_KEYS
 from ..errors import AgenticEvalsError
+from ._errors import kind as kind_of
+from ._errors import preview
 
 _SCALARS = (str, bool, int, float)
 
@@ -45,6 +49,26 @@ class UnknownValue(AgenticEvalsError):
 
 def _compact_json(value: object) -> str:
     return json.dumps(value, separators=(',', ':'), ensure_ascii=False)
+
+
+def one_line(error: BaseException) -> str:
+    """An exception's message on one line, cut short: it goes into a warning."""
+    text = ' '.join(str(error).split())
+    return text if len(text) <= 200 else text[:197] + '...'
+
+
+def text_field(raw: object, field: str, problems: list[str]) -> str:
+    """A span's name (or Jaeger operation name): missing or null is '', another type its JSON text, with a warning."""
+    if type(raw) is str:
+        return raw
+    if raw is None:
+        return ''
+    try:
+        text = _compact_json(raw)
+    except (ValueError, RecursionError):
+        text = ''
+    problems.append(f'its {field} is {kind_of(raw)}, not a string; kept as the text {preview(text)}')
+    return text
 
 
 def sequence_attribute(values: list[Any]) -> AttributeValue:
@@ -67,27 +91,38 @@ def _json_bool(raw: Any) -> bool:
         return raw
     if raw in ('true', 'false'):
         return bool(raw == 'true')
-    raise ValueError(f'boolValue {raw!r} is not a boolean')
+    raise ValueError(f'boolValue {preview(raw)} is not a boolean')
 
 
 def _json_str(raw: Any) -> str:
     if type(raw) is not str:
-        raise ValueError(f'{raw!r} is not a string')
+        raise ValueError(f'{preview(raw)} is not a string')
     return raw
 
 
-def _json_plain(value: Mapping[str, Any]) -> Any:
-    """The plain Python value (lists and dicts for arrays and kvlists) of a JSON `AnyValue`."""
+def _json_plain(value: Any) -> Any:
+    """The plain Python value (lists and dicts for arrays and kvlists) of a JSON `AnyValue`.
+
+    An empty value (`{}`, or none) inside an array or kvlist is null, as OTel's encoder writes None.
+    """
+    if value is None:
+        return None
     for kind, raw in value.items():
         decode = _JSON_PLAIN.get(kind)
         if decode is None:
             raise UnknownValue(kind)
         return decode(raw)
-    raise UnknownValue(None)
+    return None
 
 
 def _json_kvlist(raw: Mapping[str, Any]) -> dict[str, Any]:
-    return {kv['key']: _json_plain(kv.get('value') or {}) for kv in raw.get('values') or ()}
+    plain: dict[str, Any] = {}
+    for kv in raw.get('values') or ():
+        key = kv['key']
+        if type(key) is not str:
+            raise TypeError(f'a kvlist key is {kind_of(key)}, not a string')
+        plain[key] = _json_plain(kv.get('value'))
+    return plain
 
 
 _JSON_PLAIN: dict[str, Callable[[Any], Any]] = {
@@ -104,30 +139,78 @@ _JSON_ATTRIBUTE: dict[str, Callable[[Any], AttributeValue]] = {
     'arrayValue': lambda raw: sequence_attribute([_json_plain(item) for item in raw.get('values') or ()]),
     'kvlistValue': lambda raw: _compact_json(_json_kvlist(raw)),
 }
+_INVALID = (ValueError, TypeError, AttributeError, KeyError, OverflowError)
 
 
-def decode_json_attributes(key_values: Iterable[Mapping[str, Any]], problems: list[str]) -> dict[str, AttributeValue]:
-    """Decode an OTLP JSON `attributes` list; skipped attributes are described in `problems`."""
+def _json_value(key: str, value: Any, problems: list[str]) -> AttributeValue | None:
+    """One attribute's value, or None (with the reason in `problems`) when it is skipped."""
+    if type(value) is not dict:
+        if value is None:
+            problems.append(UnknownValue(None).describe(key))
+        else:
+            problems.append(f'attribute {key!r} has a value that is {kind_of(value)}, not an object; skipped')
+        return None
+    try:
+        for value_kind, raw in value.items():
+            decode = _JSON_ATTRIBUTE.get(value_kind)
+            if decode is None:
+                raise UnknownValue(value_kind)
+            return decode(raw)
+        raise UnknownValue(None)
+    except UnknownValue as error:
+        problems.append(error.describe(key))
+    except RecursionError:
+        problems.append(f'attribute {key!r} is nested too deeply to read; skipped')
+    except _INVALID as error:
+        problems.append(f'attribute {key!r} has an invalid value ({one_line(error)}); skipped')
+    return None
+
+
+def decode_json_attributes(key_values: Any, problems: list[str]) -> dict[str, AttributeValue]:
+    """Decode an OTLP JSON `attributes` list; skipped attributes are described in `problems`.
+
+    The loop is the fast path for well-formed lists (string values need no dispatch); anything
+    odd in the list's shape sends the whole list to the careful path, which skips what it cannot
+    use, one warning each, and never raises.
+    """
+    if type(key_values) is not list:
+        if key_values is not None:
+            problems.append(f'attributes is {kind_of(key_values)}, not a list; skipped')
+        return {}
+    attributes: dict[str, AttributeValue] = {}
+    mark = len(problems)
+    try:
+        for key_value in key_values:
+            key = key_value['key']
+            value = key_value['value']
+            raw = value.get('stringValue')
+            if type(raw) is str and type(key) is str:  # the common case, without a dispatch
+                attributes[key] = raw
+                continue
+            if type(key) is not str:
+                raise TypeError
+            decoded = _json_value(key, value, problems)
+            if decoded is not None:
+                attributes[key] = decoded
+    except (TypeError, KeyError, AttributeError):
+        del problems[mark:]
+        return _careful_json_attributes(key_values, problems)
+    return attributes
+
+
+def _careful_json_attributes(key_values: list[Any], problems: list[str]) -> dict[str, AttributeValue]:
     attributes: dict[str, AttributeValue] = {}
     for key_value in key_values:
-        value = key_value.get('value') or {}
-        raw = value.get('stringValue')
-        if raw is not None and type(raw) is str:  # the common case, without a dispatch
-            attributes[key_value['key']] = raw
+        if type(key_value) is not dict:
+            problems.append(f'an attribute is {kind_of(key_value)}, not an object; skipped')
             continue
-        try:
-            for kind, raw in value.items():
-                decode = _JSON_ATTRIBUTE.get(kind)
-                if decode is None:
-                    raise UnknownValue(kind)
-                attributes[key_value['key']] = decode(raw)
-                break
-            else:
-                raise UnknownValue(None)
-        except UnknownValue as error:
-            problems.append(error.describe(key_value['key']))
-        except (ValueError, TypeError, AttributeError, KeyError) as error:
-            problems.append(f'attribute {key_value["key"]!r} has an invalid value ({error}); skipped')
+        key = key_value.get('key')
+        if type(key) is not str:
+            problems.append(f'an attribute key is {kind_of(key)} ({preview(key)}), not a string; skipped')
+            continue
+        decoded = _json_value(key, key_value.get('value'), problems)
+        if decoded is not None:
+            attributes[key] = decoded
     return attributes
 
 
@@ -138,8 +221,10 @@ def decode_json_attributes(key_values: Iterable[Mapping[str, Any]], problems: li
 
 def _proto_plain(value: Any) -> Any:
     kind = value.WhichOneof('value')
+    if kind is None:
+        return None  # an empty element, as for JSON
     decode = _PROTO_PLAIN.get(kind)
-    if decode is None:
+    if decode is None:  # pragma: no cover - a newer proto's value type
         raise UnknownValue(kind)
     return decode(value)
 
@@ -176,6 +261,8 @@ def decode_proto_attributes(key_values: Iterable[Any], problems: list[str]) -> d
             attributes[key_value.key] = decode(value)
         except UnknownValue as error:
             problems.append(error.describe(key_value.key))
+        except RecursionError:
+            problems.append(f'attribute {key_value.key!r} is nested too deeply to read; skipped')
     return attributes
 
 

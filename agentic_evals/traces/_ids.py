@@ -1,10 +1,18 @@
-"""Trace and span ids: validate the text (or bytes) a file holds and turn it into what `SpanNode` keeps."""
+"""Trace and span ids: validate the text (or bytes) a file holds and turn it into what `SpanNode` keeps.
+
+OTLP JSON ids are hex (the OTLP spec); the standard protobuf JSON mapping writes them in base64
+instead (Grafana Tempo, `json_format.MessageToDict`), which is read too: a base64 id has a length
+(24 or 12 characters, padded) that no hex id has, so the two never collide. Jaeger ids are hex and
+may be shorter than the full width.
+"""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 
-from ._errors import BadData
+from ._errors import BadData, preview
 
 _HEX_DIGITS = {
     (16, False): re.compile('[0-9a-fA-F]{16}').fullmatch,
@@ -12,15 +20,35 @@ _HEX_DIGITS = {
     (16, True): re.compile('[0-9a-fA-F]{1,16}').fullmatch,
     (32, True): re.compile('[0-9a-fA-F]{1,32}').fullmatch,
 }
+_BASE64 = {
+    16: re.compile('[A-Za-z0-9+/]{10}[AEIMQUYcgkosw048]=').fullmatch,
+    32: re.compile('[A-Za-z0-9+/]{21}[AQgw]==').fullmatch,
+}
+"""Base64 of exactly 8 or 16 bytes (the last digit carries only the bits those lengths leave)."""
+
+
+def base64_hex(raw: str, digits: int) -> str | None:
+    """The hex form of a base64 id of `digits` hex digits, or None when `raw` is not one."""
+    if not _BASE64[digits](raw):
+        return None
+    try:
+        return base64.b64decode(raw, validate=True).hex()
+    except (binascii.Error, ValueError):  # pragma: no cover - the pattern admits only valid base64
+        return None
 
 
 def _check(raw: object, field: str, digits: int, short_ok: bool) -> str:
     if raw is None or raw == '':
         raise BadData(f'span has no {field}')
-    if type(raw) is not str or not _HEX_DIGITS[digits, short_ok](raw):
-        hint = f'up to {digits}' if short_ok else f'{digits}'
-        raise BadData(f'{field} {raw!r} is not {hint} hex digits')
-    return raw
+    if type(raw) is str:
+        if _HEX_DIGITS[digits, short_ok](raw):
+            return raw
+        if not short_ok:
+            converted = base64_hex(raw, digits)
+            if converted is not None:
+                return converted
+    hint = f'up to {digits}' if short_ok else f'{digits}'
+    raise BadData(f'{field} {preview(raw)} is not {hint} hex digits')
 
 
 def trace_id_key(raw: object, field: str = 'traceId', *, short_ok: bool = False) -> str:

@@ -10,76 +10,51 @@ traces yielded before stay valid.
 
 from __future__ import annotations
 
-import glob
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..errors import FileError
 from ._assemble import Assembler, LoadedTrace
 from ._detect import open_reader
-from ._readers import Reader, Unit
+from ._readers import Reader, Stray, Unit
+from ._sources import expand_sources
 
-_GLOB_CHARACTERS = frozenset('*?[')
-_NOT_TRACES = frozenset({'.md', '.rst', '.py', '.yaml', '.yml', '.toml', '.ini', '.cfg', '.csv', '.html', '.xml'})
-"""Suffixes of files skipped inside directories (datasets and notes often sit next to traces)."""
-
-
-def _is_hidden(path: Path, root: Path) -> bool:
-    return any(part.startswith('.') for part in path.relative_to(root).parts)
+_logger = logging.getLogger('agentic_evals.traces')
 
 
-def _directory_files(directory: Path) -> list[Path]:
-    return sorted(
-        path
-        for path in directory.rglob('*')
-        if path.is_file() and not _is_hidden(path, directory) and path.suffix.lower() not in _NOT_TRACES
-    )
+def _log(message: str) -> None:
+    _logger.warning('%s', message)
 
 
-def expand_sources(sources: tuple[str | Path, ...]) -> list[Path]:
-    """Files, directories (every non-hidden file inside, recursively, sorted) and glob patterns.
-
-    A file named twice (say, by a directory and by name) is read once, where it first appears.
-    """
-    files: dict[Path, None] = {}
-    for source in sources:
-        path = Path(source)
-        if path.is_dir():
-            found = _directory_files(path)
-            if not found:
-                raise FileError(path, 'no trace files in this directory')
-        elif path.exists() or not _GLOB_CHARACTERS.intersection(str(source)):
-            found = [path]
-        else:
-            found = []
-            for match in sorted(glob.glob(str(source), recursive=True)):
-                match_path = Path(match)
-                found.extend(_directory_files(match_path) if match_path.is_dir() else [match_path])
-            if not found:
-                raise FileError(path, 'no files match this pattern')
-        for file in found:
-            files.setdefault(file, None)
-    return list(files)
-
-
-def load_traces(*sources: str | Path) -> Iterator[LoadedTrace]:
+def load_traces(*sources: str | Path, on_warning: Callable[[str], None] | None = None) -> Iterator[LoadedTrace]:
     """Each trace in the given files, directories or glob patterns, as soon as all its spans are read.
 
     Spans of one trace spread over lines or files are merged into one tree. Files are listed and
     their formats detected now, so a missing file or an unknown format raises `FileError`
     here; everything else is read as the iterator is consumed, and raises `FileError` there.
+
+    Problems a trace survives are in its `warnings`. The others are passed to `on_warning` (one
+    line each, naming the file), as they are found; without it they are logged (logger
+    `agentic_evals.traces`, level WARNING): a file found in a directory or by a pattern that
+    is not a trace (skipped), a symbolic link loop (skipped), a trace none of whose spans could
+    be read.
     """
-    files = expand_sources(sources)
-    readers = [open_reader(path, index) for index, path in enumerate(files)]
-    return _stream(readers)
+    warn = on_warning or _log
+    readers: list[Reader] = []
+    for path, found in expand_sources(sources, warn):
+        try:
+            readers.append(open_reader(path, len(readers), found=found))
+        except Stray as stray:
+            warn(str(stray))
+    return _stream(readers, warn)
 
 
-def read_traces(*sources: str | Path) -> list[LoadedTrace]:
+def read_traces(*sources: str | Path, on_warning: Callable[[str], None] | None = None) -> list[LoadedTrace]:
     """All traces of the given sources in a list (`load_traces` without the streaming)."""
-    return list(load_traces(*sources))
+    return list(load_traces(*sources, on_warning=on_warning))
 
 
-def _stream(readers: list[Reader]) -> Iterator[LoadedTrace]:
+def _stream(readers: list[Reader], warn: Callable[[str], None]) -> Iterator[LoadedTrace]:
     last: dict[str, tuple[int, Unit]] = {}
     for reader in readers:
         for unit, trace_id in reader.scan():
@@ -89,15 +64,18 @@ def _stream(readers: list[Reader]) -> Iterator[LoadedTrace]:
         due.setdefault(position, []).append(trace_id)
     del last
 
-    assembler = Assembler([reader.path for reader in readers])
+    assembler = Assembler([reader.path for reader in readers], warn)
     for reader in readers:
         index = reader.index
-        for unit in reader.read(assembler):
-            finished = due.pop((index, unit), None)
-            if finished:
-                for trace_id in finished:
-                    trace = assembler.pop(trace_id)
-                    if trace is not None:
-                        yield trace
+        try:
+            for unit in reader.read(assembler):
+                finished = due.pop((index, unit), None)
+                if finished:
+                    for trace_id in finished:
+                        trace = assembler.pop(trace_id)
+                        if trace is not None:
+                            yield trace
+        except Stray as stray:
+            warn(str(stray))
     # Only traces whose ids the first pass could not see (none in well-formed files) are left.
     yield from assembler.rest()

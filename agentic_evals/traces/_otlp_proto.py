@@ -1,34 +1,51 @@
 """Decode binary OTLP protobuf `ExportTraceServiceRequest`s (the body of an OTLP/HTTP export).
 
 A protobuf file has no lines or record boundaries, so it is parsed whole (concatenated requests
-parse as one, which protobuf defines as their merge). Same decoding rules as OTLP JSON.
+parse as one, which protobuf defines as their merge). Same decoding rules as OTLP JSON. Spans
+under the pre-1.0 `instrumentation_library_spans` (field 1000 of `ResourceSpans`, gone from
+today's schema) are read like `scope_spans`; other unknown length-delimited fields of a request,
+resource or scope (where spans could hide) are named in a warning. Errors carry the path of
+field numbers to the bad span (see `_protowire.offset_of`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timezone
 
+from google.protobuf import unknown_fields  # type: ignore[import-untyped]
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
 from pydantic_evals.otel.span_tree import SpanNode
 
 from ..conventions.otel import EXCEPTION_EVENT
 from ._assemble import Assembler, Location
 from ._attributes import decode_proto_attributes, fold_exception
-from ._errors import BadData
+from ._errors import BadData, NotTraces
 from ._otlp_json import STATUS
+from ._protowire import first_problem
 
 _UTC = timezone.utc
+_LEGACY_SCOPES = 1000
+"""`ResourceSpans.instrumentation_library_spans`, wire-compatible with `ScopeSpans`."""
+_SCOPE_SPANS = 2
+_RESOURCE_SPANS = 1
+_SPANS = 2
+_MAX_TIMESTAMP = 253402300799 * 10**9
+"""The last nanosecond `datetime` holds (the end of the year 9999)."""
 
 
 def parse_proto(data: bytes) -> ExportTraceServiceRequest:
-    """Parse a whole file; raises `BadData` when it is not a (complete) request."""
+    """Parse a whole file; raises `BadData` (with the offset) when it is not a (complete) request."""
     request = ExportTraceServiceRequest()
     try:
         request.ParseFromString(data)
-    except Exception as error:  # protobuf's DecodeError; its package ships no type stubs
-        raise BadData(f'not a valid OTLP protobuf ExportTraceServiceRequest, or a truncated one ({error})') from None
+    except Exception:  # protobuf's DecodeError; its package ships no type stubs
+        offset, problem = first_problem(data, ExportTraceServiceRequest.DESCRIPTOR) or (0, 'the parser refused it')
+        message = f'not a valid OTLP protobuf ExportTraceServiceRequest, or a truncated one ({problem})'
+        raise BadData(message, offset=offset) from None
     if not request.resource_spans:
-        raise BadData('unknown format: binary data that holds no OTLP protobuf resource spans')
+        raise NotTraces('unknown format: binary data that holds no OTLP protobuf resource spans', offset=0)
     return request
 
 
@@ -57,42 +74,110 @@ def _parent_span_id(raw: bytes) -> int | None:
     return int.from_bytes(raw, 'big') or None
 
 
+def _timestamp(nanoseconds: int, field: str) -> datetime:
+    if nanoseconds > _MAX_TIMESTAMP:
+        raise BadData(f'{field} {nanoseconds} is out of range (nanoseconds since 1970, before the year 10000)')
+    return datetime.fromtimestamp(nanoseconds / 1e9, tz=_UTC)
+
+
+def _unknown(message: object) -> list[tuple[int, int]]:
+    """(field number, bytes) of the unknown length-delimited fields of a message."""
+    return [
+        (field.field_number, len(field.data))
+        for field in unknown_fields.UnknownFieldSet(message)
+        if field.wire_type == 2
+    ]
+
+
+def scopes(resource_spans: ResourceSpans, notes: list[str] | None = None) -> Iterator[tuple[int, int, ScopeSpans]]:
+    """(field number, occurrence, scope) of every `ScopeSpans` of a resource, legacy ones included.
+
+    Unknown fields (other than the legacy one) are described in `notes`, when given.
+    """
+    for index, scope in enumerate(resource_spans.scope_spans):
+        yield _SCOPE_SPANS, index, scope
+    legacy = 0
+    for field in unknown_fields.UnknownFieldSet(resource_spans):
+        if field.field_number == _LEGACY_SCOPES and field.wire_type == 2:
+            scope = ScopeSpans()
+            try:
+                scope.ParseFromString(field.data)
+            except Exception:  # DecodeError: the parse of the whole file already checked the wire format
+                raise BadData('instrumentation_library_spans is not a valid ScopeSpans').within(
+                    _LEGACY_SCOPES, legacy
+                ) from None
+            yield _LEGACY_SCOPES, legacy, scope
+            legacy += 1
+        elif notes is not None and field.wire_type == 2:
+            notes.extend(_describe([(field.field_number, len(field.data))], 'a ResourceSpans'))
+
+
 def proto_trace_ids(request: ExportTraceServiceRequest) -> list[str]:
     """The normalized trace ids in a request, in order of first span (decoding reports invalid ones)."""
-    found = dict.fromkeys(
-        span.trace_id.hex()
-        for resource_spans in request.resource_spans
-        for scope_spans in resource_spans.scope_spans
-        for span in scope_spans.spans
-        if len(span.trace_id) == 16
-    )
+    found: dict[str, None] = {}
+    for resource_spans in request.resource_spans:
+        try:
+            for _, _, scope_spans in scopes(resource_spans):
+                found.update((span.trace_id.hex(), None) for span in scope_spans.spans if len(span.trace_id) == 16)
+        except BadData:
+            continue  # decoding reports it
     return list(found)
 
 
 def decode_proto(request: ExportTraceServiceRequest, location: Location, assembler: Assembler) -> None:
+    notes = _describe(_unknown(request), 'the ExportTraceServiceRequest')
+    for index, resource_spans in enumerate(request.resource_spans):
+        try:
+            for number, occurrence, scope_spans in scopes(resource_spans, notes):
+                notes.extend(_describe(_unknown(scope_spans), 'a ScopeSpans'))
+                try:
+                    _decode_spans(scope_spans, location, assembler)
+                except BadData as error:
+                    raise error.within(number, occurrence) from None
+        except BadData as error:
+            raise error.within(_RESOURCE_SPANS, index) from None
+    for note in notes:
+        assembler.note(location, note)
+
+
+def _describe(unknown: list[tuple[int, int]], message: str) -> list[str]:
+    return [f'an unknown protobuf field {number} of {message} ({size} bytes) was not read' for number, size in unknown]
+
+
+def _decode_spans(scope_spans: ScopeSpans, location: Location, assembler: Assembler) -> None:
     aliases = assembler.aliases
     problems: list[str] = []
-    for resource_spans in request.resource_spans:
-        for scope_spans in resource_spans.scope_spans:
-            for span in scope_spans.spans:
-                raw_trace = span.trace_id
-                builder = aliases.get(raw_trace) or assembler.builder_for(raw_trace, _trace_key)
-                attributes = decode_proto_attributes(span.attributes, problems)
-                for event in span.events:
-                    if event.name == EXCEPTION_EVENT:
-                        fold_exception(attributes, decode_proto_attributes(event.attributes, problems))
-                        break
-                node = SpanNode(
-                    name=span.name,
-                    trace_id=builder.trace_int,
-                    span_id=_span_id(span.span_id),
-                    parent_span_id=_parent_span_id(span.parent_span_id),
-                    start_timestamp=datetime.fromtimestamp(span.start_time_unix_nano / 1e9, tz=_UTC),
-                    end_timestamp=datetime.fromtimestamp(span.end_time_unix_nano / 1e9, tz=_UTC),
-                    attributes=attributes,
-                    status=STATUS.get(span.status.code, 'unset'),
-                )
-                for problem in problems:
-                    builder.warn(location, f'span {node.span_id:016x} ({span.name!r}): {problem}')
-                problems.clear()
-                builder.add(node, location)
+    for index, span in enumerate(scope_spans.spans):
+        try:
+            raw_trace = span.trace_id
+            builder = aliases.get(raw_trace) or assembler.builder_for(raw_trace, _trace_key)
+            attributes = decode_proto_attributes(span.attributes, problems)
+            for event in span.events:
+                if event.name == EXCEPTION_EVENT:
+                    fold_exception(attributes, decode_proto_attributes(event.attributes, problems))
+                    break
+            start = _timestamp(span.start_time_unix_nano, 'start_time_unix_nano')
+            node = SpanNode(
+                name=span.name,
+                trace_id=builder.trace_int,
+                span_id=_span_id(span.span_id),
+                parent_span_id=_parent_span_id(span.parent_span_id),
+                start_timestamp=start,
+                end_timestamp=_end(span.end_time_unix_nano, start, problems),
+                attributes=attributes,
+                status=STATUS.get(span.status.code, 'unset'),
+            )
+        except BadData as error:
+            raise error.within(_SPANS, index) from None
+        for problem in problems:
+            builder.warn(location, f'span {node.span_id:016x} ({span.name!r}): {problem}')
+        problems.clear()
+        builder.add(node, location)
+
+
+def _end(nanoseconds: int, start: datetime, problems: list[str]) -> datetime:
+    try:
+        return _timestamp(nanoseconds, 'end_time_unix_nano')
+    except BadData as error:
+        problems.append(f'{error.message}; its end is taken as its start')
+        return start

@@ -3,34 +3,47 @@
 `scan` is the cheap first pass: which trace ids occur in which unit (line, or the whole file for a
 document or protobuf), found with a regular expression, without decoding JSON. `read` decodes
 unit by unit into the assembler and yields each unit once its spans are in. Each JSON line or
-document is an OTLP request (`resourceSpans`), a Jaeger export (`data`), a Jaeger trace (`spans`),
-or a list of those.
+document is an OTLP request (`resourceSpans`), a Grafana Tempo trace (`batches`), a Jaeger export
+(`data`), a Jaeger trace (`spans`), or a list of those.
+
+Memory is bounded by the size of one unit, never by what a small compressed file expands to:
+a line may hold at most `MAX_LINE` bytes and a file read whole `MAX_DOCUMENT` (after
+decompression), and reading stops at the limit with a `FileError`. Every `FileError` about the
+content carries a line (JSON) or a byte offset (protobuf, gzip).
 """
 
 from __future__ import annotations
 
 import gc
-import gzip
 import json
 import re
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any
 
-from ..errors import FileError
+from ..errors import AgenticEvalsError, FileError
 from ._assemble import Assembler, Location
-from ._errors import BadData
-from ._jaeger import decode_jaeger_trace
-from ._otlp_json import decode_request
+from ._errors import BadData, NotTraces, kind, preview
+from ._gzip import GzipError, open_gzip
+from ._ids import base64_hex
+from ._jaeger import decode_jaeger_export, decode_jaeger_trace
+from ._locate import deepest_line, line_of, repeated_key_line, start_line
+from ._otlp_json import decode_request, decode_resource_spans
 from ._otlp_proto import decode_proto, parse_proto, proto_trace_ids
+from ._protowire import offset_of
 
 Unit = int | None
 """A line number, or None for a file read as a whole."""
 
+MAX_LINE = 64 * 2**20
+"""The most bytes one line of a JSON lines file may hold (its newline included)."""
+MAX_DOCUMENT = 64 * 2**20
+"""The most bytes of a file read whole (a JSON document, a protobuf request), after decompression."""
+
 _TRACE_ID = re.compile(rb'"trace[Ii][Dd]"\s*:\s*"([^"]*)"')
+_SPAN_ID_KEYS = (b'"spanId"', b'"spanID"')
 _WHITESPACE = frozenset(b' \t\r\n')
-ERRORS = (OSError, EOFError, zlib.error)
+ERRORS = (OSError, GzipError)
 
 
 def parse_json(data: bytes) -> Any:
@@ -51,44 +64,101 @@ def parse_json(data: bytes) -> Any:
 
 
 def _scan_key(raw: bytes) -> str:
-    return raw.decode('ascii', 'replace').lower().rjust(32, '0')
+    text = raw.decode('ascii', 'replace')
+    return (base64_hex(text, 32) or text).lower().rjust(32, '0')
 
 
-def decode_json(document: Any, location: Location, assembler: Assembler) -> None:
-    """Dispatch one parsed JSON value by its shape."""
-    if isinstance(document, dict):
-        if 'resourceSpans' in document:
-            return decode_request(document, location, assembler)
-        if 'data' in document:
-            for trace in document['data'] or ():
-                decode_jaeger_trace(trace, location, assembler)
-            return None
-        if 'spans' in document:
-            return decode_jaeger_trace(document, location, assembler)
+def _mib(size: int) -> str:
+    return f'{size / 2**20:g} MiB'
+
+
+def _trace_shapes(document: dict[str, Any], location: Location, assembler: Assembler) -> int | None:
+    """Decode a JSON object by the trace formats whose keys it has; None when it has none of them."""
+    seen = None
+    if 'resourceSpans' in document:
+        seen = decode_request(document, location, assembler)
+    if 'batches' in document:  # Grafana Tempo
+        try:
+            seen = (seen or 0) + decode_resource_spans(document['batches'], 'batches', location, assembler)
+        except BadData as error:
+            raise error.within('batches') from None
+    if 'data' in document:
+        seen = (seen or 0) + decode_jaeger_export(document, location, assembler)
+    if 'spans' in document and not {'resourceSpans', 'batches', 'data'} & document.keys():
+        seen = decode_jaeger_trace(document, location, assembler)
+    return seen
+
+
+def decode_json(document: Any, location: Location, assembler: Assembler) -> int:
+    """Dispatch one parsed JSON value by its shape; returns the span id keys it held (see `Reader.decode`)."""
+    if type(document) is dict:
+        seen = _trace_shapes(document, location, assembler)
+        if seen is not None:
+            return seen
         if not document:
-            return None  # `{}`: an OTLP request with no spans, as proto3 JSON writes it
-        keys = ', '.join(sorted(map(repr, document))[:5])
-        raise BadData(f'unknown format: a JSON object that is not an OTLP request or a Jaeger export (keys: {keys})')
-    if isinstance(document, list):
-        for item in document:
-            decode_json(item, location, assembler)
-        return None
-    raise BadData(f'unknown format: a JSON {type(document).__name__}, not an OTLP request or a Jaeger export')
+            return 0  # `{}`: an OTLP request with no spans, as proto3 JSON writes it
+        keys = ', '.join(sorted(preview(key, 40) for key in document)[:5])
+        raise NotTraces(f'unknown format: a JSON object that is not an OTLP request or a Jaeger export (keys: {keys})')
+    if type(document) is list:
+        seen = 0
+        for index, item in enumerate(document):
+            try:
+                seen += decode_json(item, location, assembler)
+            except BadData as error:
+                raise error.within(index) from None
+        return seen
+    raise NotTraces(f'unknown format: {kind(document)}, not an OTLP request or a Jaeger export')
+
+
+def _repeated_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`object_pairs_hook` refusing a key whose earlier value, which `json` would drop, holds spans."""
+    result = dict(pairs)
+    if len(result) < len(pairs):
+        last = {key: index for index, (key, _) in enumerate(pairs)}
+        for index, (key, value) in enumerate(pairs):
+            if last[key] != index and _holds_spans(value):
+                raise _RepeatedKey(key)
+    return result
+
+
+def _holds_spans(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            if 'spanId' in item or 'spanID' in item:
+                return True
+            stack.extend(item.values())
+        elif type(item) is list:
+            stack.extend(item)
+    return False
+
+
+class _RepeatedKey(AgenticEvalsError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
 
 
 class Reader:
-    """One trace file, opened afresh (and decompressed) by each pass."""
+    """One trace file, opened afresh (and decompressed) by each pass.
+
+    `found` is set for a file found by walking a directory or a glob: if its content is no trace
+    format at all, it is a stray file (notes, a report), which `load_traces` skips with a
+    warning instead of failing.
+    """
 
     format = 'unknown'
 
-    def __init__(self, path: Path, index: int, gzipped: bool) -> None:
+    def __init__(self, path: Path, index: int, gzipped: bool, *, found: bool = False) -> None:
         self.path = path
         self.index = index
         self.gzipped = gzipped
+        self.found = found
 
     def open(self) -> IO[bytes]:
         if self.gzipped:
-            return cast(IO[bytes], gzip.open(self.path, 'rb'))
+            return open_gzip(self.path)
         return open(self.path, 'rb')
 
     def scan(self) -> Iterator[tuple[Unit, str]]:
@@ -98,79 +168,131 @@ class Reader:
         raise NotImplementedError
 
     def read_all(self) -> bytes:
+        """The whole (decompressed) file, refused beyond `MAX_DOCUMENT`."""
         try:
             with self.open() as stream:
-                return stream.read()
+                data = stream.read(MAX_DOCUMENT + 1)
         except ERRORS as error:
             raise self.io_error(error, None) from None
+        if len(data) > MAX_DOCUMENT:
+            what = 'decompressed, ' if self.gzipped else ''
+            message = (
+                f'larger than {_mib(MAX_DOCUMENT)} ({what}the limit for a file read whole: a JSON document or protobuf)'
+            )
+            raise FileError(self.path, message, offset=MAX_DOCUMENT)
+        return data
+
+    def lines(self) -> Iterator[tuple[int, bytes]]:
+        """(line number, line) of the (decompressed) file, each refused beyond `MAX_LINE` bytes."""
+        number = 0
+        try:
+            with self.open() as stream:
+                readline = stream.readline
+                while line := readline(MAX_LINE + 1):
+                    number += 1
+                    if len(line) > MAX_LINE:
+                        raise FileError(
+                            self.path, f'line longer than {_mib(MAX_LINE)} (the limit for one line)', line=number
+                        )
+                    yield number, line
+        except ERRORS as error:
+            raise self.io_error(error, number) from None
 
     def io_error(self, error: BaseException, line: int | None) -> FileError:
-        after = f' after line {line}' if line else ''
-        if isinstance(error, EOFError):
-            size = self.path.stat().st_size
-            # Decompression reads ahead, so the last line read says little: the offset is exact.
-            return FileError(self.path, 'the gzip data ends early (truncated file?)', offset=size)
-        if isinstance(error, (gzip.BadGzipFile, zlib.error)):
-            return FileError(self.path, f'corrupt gzip data{after}: {error}')
-        return FileError(self.path, f'cannot read{after}: {getattr(error, "strerror", None) or error}')
+        if isinstance(error, GzipError):
+            return FileError(self.path, error.message, offset=error.offset)
+        reason = getattr(error, 'strerror', None) or error
+        if line is not None:
+            return FileError(self.path, f'cannot read: {reason}', line=line + 1)
+        return FileError(self.path, f'cannot read: {reason}')
 
-    def decode(self, document: Any, line: int | None, assembler: Assembler) -> None:
+    def decode(self, document: Any, data: bytes, line: int | None, assembler: Assembler, *, first: bool) -> None:
+        """Decode one parsed unit (`data` is its text); `BadData` becomes a `FileError` with the line.
+
+        Checks that every span id key in the text was seen by a decoder: `json` keeps only the
+        last value of a key repeated in one object, so spans under an earlier `"spans"` (or any
+        container key) would vanish without this. Counting the keys costs a byte search; the
+        slow check (a parse that compares keys) runs only when the counts differ.
+        """
         try:
-            decode_json(document, (self.index, line), assembler)
+            seen = decode_json(document, (self.index, line), assembler)
+            if seen < sum(data.count(key) for key in _SPAN_ID_KEYS):
+                json.loads(data, object_pairs_hook=_repeated_key)
         except BadData as error:
-            raise FileError(self.path, str(error), line=line) from None
-        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
-            message = f'malformed span data ({type(error).__name__}: {error})'
-            raise FileError(self.path, message, line=line) from None
+            if isinstance(error, NotTraces) and self.found and first and not error.path:
+                raise Stray(self.path, f'skipped, not a trace file ({error.message})', line=line or 1) from None
+            where = line or line_of(data, error.path) or start_line(data)
+            raise FileError(self.path, error.message, line=where) from None
+        except _RepeatedKey as repeated:
+            message = (
+                f'the key {repeated.key!r} appears twice in one object: the spans under its first value would be lost'
+            )
+            where = line or repeated_key_line(data, repeated.key) or start_line(data)
+            raise FileError(self.path, message, line=where) from None
+
+    def json_error(self, error: ValueError | RecursionError, data: bytes, line: int | None) -> FileError:
+        """Why `data` (a line without its newline, or a whole document when `line` is None) is not JSON, and where."""
+        where = 1
+        if isinstance(error, RecursionError):
+            message = 'JSON nested too deeply to read'
+            where = deepest_line(data)
+        elif isinstance(error, json.JSONDecodeError):
+            message = f'invalid JSON: {error.msg} (column {error.colno})'
+            where = error.lineno
+        elif isinstance(error, UnicodeDecodeError):
+            message = (
+                f'invalid JSON: not UTF-8 text ({error.reason}, byte {error.start + 1}{" of the line" if line else ""})'
+            )
+            where = data.count(b'\n', 0, error.start) + 1
+        elif 'digits' in str(error):  # int's limit on the digits it converts
+            message = 'invalid JSON: a number with more digits than can be read (4300)'
+            found = re.search(rb'[0-9]{4300}', data)
+            where = data.count(b'\n', 0, found.start()) + 1 if found else 1
+        else:  # pragma: no cover - json raises no other ValueError
+            message = f'invalid JSON: {error}'
+        return FileError(self.path, message, line=line or where)
 
 
-def _json_error(error: ValueError, ends_early: bool) -> str:
-    if isinstance(error, json.JSONDecodeError):
-        message = f'invalid JSON: {error.msg} (column {error.colno})'
-    else:
-        message = f'invalid JSON: {error}'
-    return message + (' - the data ends here: truncated file?' if ends_early else '')
-
-
-def _line_error(line: bytes) -> str:
-    """Why a line is not JSON, with the column within the line (its newline stripped, not counted)."""
-    try:
-        json.loads(line.rstrip())
-    except ValueError as error:
-        return _json_error(error, ends_early=not line.endswith(b'\n'))
-    return _json_error(ValueError('unreadable line'), ends_early=False)  # pragma: no cover - only its newline differs
+class Stray(FileError):
+    """A file found by a directory walk or glob that holds no trace format: skipped with a warning."""
 
 
 class JsonLinesReader(Reader):
     format = 'JSON lines'
 
     def scan(self) -> Iterator[tuple[Unit, str]]:
-        line_number = 0
-        try:
-            with self.open() as stream:
-                for line_number, line in enumerate(stream, 1):
-                    found = _TRACE_ID.findall(line)
-                    if found:
-                        for raw in dict.fromkeys(found):
-                            yield line_number, _scan_key(raw)
-        except ERRORS as error:
-            raise self.io_error(error, line_number) from None
+        for number, line in self.lines():
+            found = _TRACE_ID.findall(line)
+            if found:
+                for raw in dict.fromkeys(found):
+                    yield number, _scan_key(raw)
 
     def read(self, assembler: Assembler) -> Iterator[Unit]:
-        line_number = 0
+        first = True
+        for number, line in self.lines():
+            if line[0] in _WHITESPACE and not line.strip():
+                continue
+            try:
+                document = parse_json(line)
+            except (ValueError, RecursionError) as error:
+                raise self.line_error(line, error, number) from None
+            self.decode(document, line, number, assembler, first=first)
+            first = False
+            yield number
+
+    def line_error(self, line: bytes, error: ValueError | RecursionError, number: int) -> FileError:
+        """`json_error` with the column counted within the line (its newline stripped, not counted)."""
+        stripped = line.rstrip()
         try:
-            with self.open() as stream:
-                for line_number, line in enumerate(stream, 1):
-                    if line[0] in _WHITESPACE and not line.strip():
-                        continue
-                    try:
-                        document = parse_json(line)
-                    except ValueError:
-                        raise FileError(self.path, _line_error(line), line=line_number) from None
-                    self.decode(document, line_number, assembler)
-                    yield line_number
-        except ERRORS as error:
-            raise self.io_error(error, line_number) from None
+            json.loads(stripped)
+        except json.JSONDecodeError as stripped_error:
+            problem = self.json_error(stripped_error, stripped, number)
+            if not line.endswith(b'\n'):
+                problem = FileError(self.path, problem.message + ' - the data ends here: truncated file?', line=number)
+            return problem
+        except (ValueError, RecursionError) as other:
+            return self.json_error(other, stripped, number)
+        return self.json_error(error, stripped, number)  # pragma: no cover - only its newline differs
 
 
 class JsonDocumentReader(Reader):
@@ -184,24 +306,33 @@ class JsonDocumentReader(Reader):
         data = self.read_all()
         try:
             document = parse_json(data)
-        except json.JSONDecodeError as error:
-            ends_early = error.pos >= len(error.doc.rstrip())
-            raise FileError(self.path, _json_error(error, ends_early), line=error.lineno) from None
-        except ValueError as error:
-            raise FileError(self.path, _json_error(error, False)) from None
-        del data
-        self.decode(document, None, assembler)
+        except (ValueError, RecursionError) as error:
+            problem = self.json_error(error, data, None)
+            if isinstance(error, json.JSONDecodeError) and error.pos >= len(data.rstrip()):
+                problem = FileError(
+                    self.path, problem.message + ' - the data ends here: truncated file?', line=problem.line
+                )
+            raise problem from None
+        self.decode(document, data, None, assembler, first=True)
         yield None
 
 
 class ProtobufReader(Reader):
     format = 'OTLP protobuf'
 
+    def _where(self, error: BadData, data: bytes) -> FileError:
+        offset = error.offset if error.offset is not None else offset_of(data, error.path)
+        where = ' (in the decompressed data)' if self.gzipped else ''
+        if isinstance(error, NotTraces) and self.found:
+            return Stray(self.path, f'skipped, not a trace file ({error.message})', offset=offset or 0)
+        return FileError(self.path, error.message + where, offset=offset or 0)
+
     def _parse(self) -> Any:
+        data = self.read_all()
         try:
-            return parse_proto(self.read_all())
+            return parse_proto(data)
         except BadData as error:
-            raise FileError(self.path, str(error)) from None
+            raise self._where(error, data) from None
 
     def scan(self) -> Iterator[tuple[Unit, str]]:
         for trace_id in proto_trace_ids(self._parse()):
@@ -212,5 +343,5 @@ class ProtobufReader(Reader):
         try:
             decode_proto(request, (self.index, None), assembler)
         except BadData as error:
-            raise FileError(self.path, str(error)) from None
+            raise self._where(error, self.read_all()) from None
         yield None
