@@ -1,36 +1,113 @@
-"""Score what an AI agent did from the OpenTelemetry spans it already emits."""
+"""Score what an AI agent did from the OpenTelemetry spans it already emits.
 
-from .capture import Capture, capture
-from .conversations import ConversationFormat, trajectory_from_messages
-from .errors import AgenticEvalsError, FileError
-from .evaluators._base import ConversationSource
-from .evaluators.budgets import MaxModelRequests, MaxToolCalls
-from .evaluators.judges.goal_accuracy import AgentGoalAccuracy
-from .evaluators.judges.topic_adherence import TopicAdherence, TopicAdherenceMode
-from .evaluators.judges.trajectory_judge import TrajectoryJudge
-from .evaluators.order import TrajectoryMatch, TrajectoryOrder
-from .evaluators.reference_calls import ToolCallAccuracy, ToolCallF1
-from .evaluators.registry import evaluator_types
-from .evaluators.tools import ArgumentCorrectness, ArgumentMatchMode, ArgumentOccurrence, ToolCorrectness
-from .offline.context import evaluator_context
-from .offline.evaluate import evaluate_traces, evaluate_traces_sync
-from .offline.matching import AmbiguousTraceError
-from .scoring.call_matching import canonical_json
-from .scoring.metrics import (
-    MetricResult,
-    argument_correctness,
-    max_model_requests,
-    max_tool_calls,
-    tool_call_accuracy,
-    tool_call_f1,
-    tool_correctness,
-    trajectory_match,
-)
-from .traces import LoadedTrace, OtlpJsonFileExporter, load_traces, read_traces, write_otlp_json
-from .trajectory.extract import extract_trajectory
-from .trajectory.records import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall
-from .trajectory.rendering import render_trajectory
-from .trajectory.trajectory import Trajectory
+The names below are imported on first use (PEP 562), so `import agentic_evals` and the command
+line's `--help` stay fast: pydantic-evals, pydantic-ai and OpenTelemetry load only when a name
+that needs them is read.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .capture import Capture, capture
+    from .conversations import ConversationFormat, trajectory_from_messages
+    from .errors import AgenticEvalsError, FileError
+    from .evaluators._base import ConversationSource
+    from .evaluators.budgets import MaxModelRequests, MaxToolCalls
+    from .evaluators.judges.goal_accuracy import AgentGoalAccuracy
+    from .evaluators.judges.topic_adherence import TopicAdherence, TopicAdherenceMode
+    from .evaluators.judges.trajectory_judge import TrajectoryJudge
+    from .evaluators.order import TrajectoryMatch, TrajectoryOrder
+    from .evaluators.reference_calls import ToolCallAccuracy, ToolCallF1
+    from .evaluators.registry import evaluator_types
+    from .evaluators.tools import ArgumentCorrectness, ArgumentMatchMode, ArgumentOccurrence, ToolCorrectness
+    from .offline.context import evaluator_context
+    from .offline.evaluate import evaluate_traces, evaluate_traces_sync
+    from .offline.matching import AmbiguousTraceError
+    from .scoring.call_matching import canonical_json
+    from .scoring.metrics import (
+        MetricResult,
+        argument_correctness,
+        max_model_requests,
+        max_tool_calls,
+        tool_call_accuracy,
+        tool_call_f1,
+        tool_correctness,
+        trajectory_match,
+    )
+    from .traces import LoadedTrace, OtlpJsonFileExporter, load_traces, read_traces, write_otlp_json
+    from .trajectory.extract import extract_trajectory
+    from .trajectory.records import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall
+    from .trajectory.rendering import render_trajectory
+    from .trajectory.trajectory import Trajectory
+
+_EXPORTS: dict[str, str] = {
+    'AgentGoalAccuracy': '.evaluators.judges.goal_accuracy',
+    'AgentRun': '.trajectory.records',
+    'AgenticEvalsError': '.errors',
+    'AmbiguousTraceError': '.offline.matching',
+    'ArgumentCorrectness': '.evaluators.tools',
+    'ArgumentMatchMode': '.evaluators.tools',
+    'ArgumentOccurrence': '.evaluators.tools',
+    'CallStatus': '.trajectory.records',
+    'Capture': '.capture',
+    'ConversationFormat': '.conversations',
+    'ConversationSource': '.evaluators._base',
+    'FailureStage': '.trajectory.records',
+    'FileError': '.errors',
+    'LoadedTrace': '.traces',
+    'MaxModelRequests': '.evaluators.budgets',
+    'MaxToolCalls': '.evaluators.budgets',
+    'MetricResult': '.scoring.metrics',
+    'ModelRequest': '.trajectory.records',
+    'OtlpJsonFileExporter': '.traces',
+    'ToolCall': '.trajectory.records',
+    'ToolCallAccuracy': '.evaluators.reference_calls',
+    'ToolCallF1': '.evaluators.reference_calls',
+    'ToolCorrectness': '.evaluators.tools',
+    'TopicAdherence': '.evaluators.judges.topic_adherence',
+    'TopicAdherenceMode': '.evaluators.judges.topic_adherence',
+    'Trajectory': '.trajectory.trajectory',
+    'TrajectoryJudge': '.evaluators.judges.trajectory_judge',
+    'TrajectoryMatch': '.evaluators.order',
+    'TrajectoryOrder': '.evaluators.order',
+    'argument_correctness': '.scoring.metrics',
+    'canonical_json': '.scoring.call_matching',
+    'capture': '.capture',
+    'evaluate_traces': '.offline.evaluate',
+    'evaluate_traces_sync': '.offline.evaluate',
+    'evaluator_context': '.offline.context',
+    'evaluator_types': '.evaluators.registry',
+    'extract_trajectory': '.trajectory.extract',
+    'load_traces': '.traces',
+    'max_model_requests': '.scoring.metrics',
+    'max_tool_calls': '.scoring.metrics',
+    'read_traces': '.traces',
+    'render_trajectory': '.trajectory.rendering',
+    'tool_call_accuracy': '.scoring.metrics',
+    'tool_call_f1': '.scoring.metrics',
+    'tool_correctness': '.scoring.metrics',
+    'trajectory_from_messages': '.conversations',
+    'trajectory_match': '.scoring.metrics',
+    'write_otlp_json': '.traces',
+}
+"""Public name -> the module that defines it (relative to this package)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value  # later reads skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = (
     'AgentGoalAccuracy',

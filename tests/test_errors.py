@@ -59,4 +59,4 @@ def test_the_cli_reports_any_agentic_evals_error_as_a_usage_error(
 
     monkeypatch.setattr(inspect_command, 'load_traces', broken)
     assert main(['inspect', 'anything.jsonl']) == 2
-    assert capsys.readouterr().err == 'agentic-evals: error: something the command cannot use\n'
+    assert capsys.readouterr().err == 'agentic-evals-otel: error: something the command cannot use\n'

@@ -51,7 +51,7 @@ LAZY = pytest.mark.xfail(
         'cli/run.py',
         'cli/compare.py',
         pytest.param('cli/inspect.py', marks=LAZY),
-        pytest.param('__init__.py', marks=LAZY),
+        '__init__.py',
     ],
 )
 def test_the_way_to_the_parser_imports_nothing_heavy(module: str) -> None:

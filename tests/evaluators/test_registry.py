@@ -86,5 +86,6 @@ def test_registry_lists_every_public_evaluator() -> None:
 
 def test_public_api_is_sorted_and_complete() -> None:
     assert list(agentic_evals.__all__) == sorted(agentic_evals.__all__)
+    assert sorted(agentic_evals._EXPORTS) == list(agentic_evals.__all__)  # the lazy table and __all__ agree
     for name in agentic_evals.__all__:
         assert hasattr(agentic_evals, name)
