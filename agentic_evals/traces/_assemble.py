@@ -108,6 +108,7 @@ class TraceBuilder:
     def finish(self) -> LoadedTrace:
         nodes = self.nodes
         unordered = False
+        early: list[tuple[SpanNode, SpanNode]] = []
         for node in nodes.values():
             parent_id = node.parent_span_id
             if parent_id is None:
@@ -122,13 +123,16 @@ class TraceBuilder:
             elif node.start_timestamp <= parent.start_timestamp:
                 unordered = True
                 if node.start_timestamp < parent.start_timestamp:
-                    self.warn(
-                        self.where[node.span_id],
-                        f'span {node.span_id:016x} ({node.name!r}) starts before its parent {parent_id:016x} '
-                        f'({parent.name!r}); kept as recorded',
-                    )
+                    early.append((node, parent))
         if unordered:  # every child starting after its parent rules out a cycle
             self._break_cycles()
+        for node, parent in early:
+            if node.parent_span_id is not None:  # not a root now, after a cycle was broken
+                self.warn(
+                    self.where[node.span_id],
+                    f'span {node.span_id:016x} ({node.name!r}) starts before its parent {parent.span_id:016x} '
+                    f'({parent.name!r}); kept as recorded',
+                )
         tree = SpanTree()
         tree.add_spans(list(nodes.values()))
         paths = self.assembler.paths

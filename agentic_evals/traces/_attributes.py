@@ -91,13 +91,33 @@ def _json_bool(raw: Any) -> bool:
         return raw
     if raw in ('true', 'false'):
         return bool(raw == 'true')
-    raise ValueError(f'boolValue {preview(raw)} is not a boolean')
+    raise ValueError(f'{preview(raw)} is not a boolean')
 
 
 def _json_str(raw: Any) -> str:
     if type(raw) is not str:
         raise ValueError(f'{preview(raw)} is not a string')
     return raw
+
+
+def integer(raw: Any) -> int:
+    """An int64 as JSON holds it (a number or a decimal string); `ValueError` says why not."""
+    if type(raw) is not bool:
+        try:
+            return int(raw)
+        except (ValueError, TypeError, OverflowError):
+            pass
+    raise ValueError(f'{preview(raw)} is not an integer')
+
+
+def double(raw: Any) -> float:
+    """A double as JSON holds it (also `"NaN"`, `"Infinity"`); `ValueError` says why not."""
+    if type(raw) is not bool:
+        try:
+            return float(raw)
+        except (ValueError, TypeError):
+            pass
+    raise ValueError(f'{preview(raw)} is not a number')
 
 
 def _json_plain(value: Any) -> Any:
@@ -107,6 +127,8 @@ def _json_plain(value: Any) -> Any:
     """
     if value is None:
         return None
+    if type(value) is not dict:
+        raise ValueError(f'an element is {kind_of(value)}, not an object')
     for kind, raw in value.items():
         decode = _JSON_PLAIN.get(kind)
         if decode is None:
@@ -115,12 +137,27 @@ def _json_plain(value: Any) -> Any:
     return None
 
 
-def _json_kvlist(raw: Mapping[str, Any]) -> dict[str, Any]:
+def _elements(raw: Any, kind: str) -> list[Any]:
+    if type(raw) is not dict:
+        raise ValueError(f'{kind} is {kind_of(raw)}, not an object')
+    values = raw.get('values')
+    if type(values) is not list:
+        if values is None:
+            return []
+        raise ValueError(f'{kind}.values is {kind_of(values)}, not a list')
+    return values
+
+
+def _json_array(raw: Any) -> list[Any]:
+    return [_json_plain(item) for item in _elements(raw, 'arrayValue')]
+
+
+def _json_kvlist(raw: Any) -> dict[str, Any]:
     plain: dict[str, Any] = {}
-    for kv in raw.get('values') or ():
-        key = kv['key']
+    for kv in _elements(raw, 'kvlistValue'):
+        key = kv.get('key') if type(kv) is dict else None
         if type(key) is not str:
-            raise TypeError(f'a kvlist key is {kind_of(key)}, not a string')
+            raise ValueError(f'a kvlistValue entry is not an object with a string key: {preview(kv)}')
         plain[key] = _json_plain(kv.get('value'))
     return plain
 
@@ -128,18 +165,17 @@ def _json_kvlist(raw: Mapping[str, Any]) -> dict[str, Any]:
 _JSON_PLAIN: dict[str, Callable[[Any], Any]] = {
     'stringValue': _json_str,
     'boolValue': _json_bool,
-    'intValue': int,
-    'doubleValue': float,
+    'intValue': integer,
+    'doubleValue': double,
     'bytesValue': _json_str,
-    'arrayValue': lambda raw: [_json_plain(item) for item in raw.get('values') or ()],
+    'arrayValue': _json_array,
     'kvlistValue': _json_kvlist,
 }
 _JSON_ATTRIBUTE: dict[str, Callable[[Any], AttributeValue]] = {
     **_JSON_PLAIN,
-    'arrayValue': lambda raw: sequence_attribute([_json_plain(item) for item in raw.get('values') or ()]),
+    'arrayValue': lambda raw: sequence_attribute(_json_array(raw)),
     'kvlistValue': lambda raw: _compact_json(_json_kvlist(raw)),
 }
-_INVALID = (ValueError, TypeError, AttributeError, KeyError, OverflowError)
 
 
 def _json_value(key: str, value: Any, problems: list[str]) -> AttributeValue | None:
@@ -161,8 +197,8 @@ def _json_value(key: str, value: Any, problems: list[str]) -> AttributeValue | N
         problems.append(error.describe(key))
     except RecursionError:
         problems.append(f'attribute {key!r} is nested too deeply to read; skipped')
-    except _INVALID as error:
-        problems.append(f'attribute {key!r} has an invalid value ({one_line(error)}); skipped')
+    except (ValueError, TypeError, AttributeError, KeyError, OverflowError) as error:
+        problems.append(f'attribute {key!r} has an invalid {value_kind} ({one_line(error)}); skipped')
     return None
 
 

@@ -24,7 +24,7 @@ from pydantic_evals.otel.span_tree import AttributeValue, SpanNode, SpanStatus
 
 from ..conventions.otel import EXCEPTION_EVENT
 from ._assemble import Assembler, Location
-from ._attributes import fold_exception, one_line, text_field
+from ._attributes import double, fold_exception, integer, one_line, text_field
 from ._errors import BadData, kind, preview
 from ._ids import optional_span_id, span_id, trace_id_key
 from ._otlp_json import as_list
@@ -45,7 +45,6 @@ _TRANSLATION_TAGS = frozenset({
 
 _EXPORT_KEYS = frozenset({'data', 'total', 'limit', 'offset', 'errors'})
 _TRACE_KEYS = frozenset({'traceID', 'spans', 'processes', 'warnings'})
-_ODD = (TypeError, ValueError, AttributeError, KeyError, OverflowError, RecursionError)
 
 
 def _bool(raw: Any) -> bool:
@@ -65,8 +64,8 @@ def _str(raw: Any) -> str:
 _TAG_TYPES: dict[str, Callable[[Any], AttributeValue]] = {
     'string': _str,
     'bool': _bool,
-    'int64': int,
-    'float64': float,
+    'int64': integer,
+    'float64': double,
     'binary': _str,  # base64 text, as for OTLP bytesValue
 }
 
@@ -87,14 +86,15 @@ def _tags(tags: Any, what: str, problems: list[str]) -> dict[str, AttributeValue
             problems.append(f'a tag key is {kind(key)} ({preview(key)}), not a string; skipped')
             continue
         tag_type = tag.get('type')
-        decode = _TAG_TYPES.get(tag_type.lower() if isinstance(tag_type, str) else 'string')
+        type_name = tag_type.lower() if isinstance(tag_type, str) else 'string'
+        decode = _TAG_TYPES.get(type_name)
         if decode is None:
             problems.append(f'tag {key!r} has an unknown type {preview(tag_type)}; skipped')
             continue
         try:
             decoded[key] = decode(tag.get('value'))
-        except _ODD as error:
-            problems.append(f'tag {key!r} has an invalid {preview(tag_type)} value ({one_line(error)}); skipped')
+        except ValueError as error:
+            problems.append(f'tag {key!r} has an invalid {type_name} value ({one_line(error)}); skipped')
     return decoded
 
 

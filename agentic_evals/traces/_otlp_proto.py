@@ -31,8 +31,6 @@ _LEGACY_SCOPES = 1000
 _SCOPE_SPANS = 2
 _RESOURCE_SPANS = 1
 _SPANS = 2
-_MAX_TIMESTAMP = 253402300799 * 10**9
-"""The last nanosecond `datetime` holds (the end of the year 9999)."""
 
 
 def parse_proto(data: bytes) -> ExportTraceServiceRequest:
@@ -72,12 +70,6 @@ def _parent_span_id(raw: bytes) -> int | None:
     if len(raw) != 8:
         raise BadData(f'parent_span_id must be empty or 8 bytes, not {raw!r}')
     return int.from_bytes(raw, 'big') or None
-
-
-def _timestamp(nanoseconds: int, field: str) -> datetime:
-    if nanoseconds > _MAX_TIMESTAMP:
-        raise BadData(f'{field} {nanoseconds} is out of range (nanoseconds since 1970, before the year 10000)')
-    return datetime.fromtimestamp(nanoseconds / 1e9, tz=_UTC)
 
 
 def _unknown(message: object) -> list[tuple[int, int]]:
@@ -156,14 +148,14 @@ def _decode_spans(scope_spans: ScopeSpans, location: Location, assembler: Assemb
                 if event.name == EXCEPTION_EVENT:
                     fold_exception(attributes, decode_proto_attributes(event.attributes, problems))
                     break
-            start = _timestamp(span.start_time_unix_nano, 'start_time_unix_nano')
             node = SpanNode(
                 name=span.name,
                 trace_id=builder.trace_int,
                 span_id=_span_id(span.span_id),
                 parent_span_id=_parent_span_id(span.parent_span_id),
-                start_timestamp=start,
-                end_timestamp=_end(span.end_time_unix_nano, start, problems),
+                # fixed64 nanoseconds end in the year 2554: always a valid datetime
+                start_timestamp=datetime.fromtimestamp(span.start_time_unix_nano / 1e9, tz=_UTC),
+                end_timestamp=datetime.fromtimestamp(span.end_time_unix_nano / 1e9, tz=_UTC),
                 attributes=attributes,
                 status=STATUS.get(span.status.code, 'unset'),
             )
@@ -173,11 +165,3 @@ def _decode_spans(scope_spans: ScopeSpans, location: Location, assembler: Assemb
             builder.warn(location, f'span {node.span_id:016x} ({span.name!r}): {problem}')
         problems.clear()
         builder.add(node, location)
-
-
-def _end(nanoseconds: int, start: datetime, problems: list[str]) -> datetime:
-    try:
-        return _timestamp(nanoseconds, 'end_time_unix_nano')
-    except BadData as error:
-        problems.append(f'{error.message}; its end is taken as its start')
-        return start

@@ -3,7 +3,9 @@
 One line per trace: an `ExportTraceServiceRequest` holding that trace's spans, grouped by resource
 and instrumentation scope. Ids are hex, int64 values are strings, enums are numbers, bytes are
 base64 and non-finite doubles are `"NaN"`/`"Infinity"`, as the OTLP/JSON mapping specifies; any
-OTLP reader (the Collector, `load_traces`) reads it back.
+OTLP reader (the Collector, `load_traces`) reads it back. Every field OpenTelemetry's own OTLP
+encoder writes is written (span flags and trace state, dropped counts, link flags, events,
+status messages, resource and scope attributes and schema URLs): a test compares the two.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from typing import Any, TextIO, cast
 
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
-from opentelemetry.trace import StatusCode
+from opentelemetry.trace import SpanContext, StatusCode
 
 _logger = logging.getLogger(__name__)
 _STATUS_CODES = {StatusCode.UNSET: 0, StatusCode.OK: 1, StatusCode.ERROR: 2}
+_HAS_IS_REMOTE = 0x100
+_IS_REMOTE = 0x200
+"""`SpanFlags`: whether the parent (or a link's target) is known to be remote, and whether it is."""
 
 
 def _double(value: float) -> float | str:
@@ -33,6 +38,8 @@ def _double(value: float) -> float | str:
 
 
 def _any_value(value: object) -> dict[str, Any]:
+    if value is None:
+        return {}  # an empty AnyValue, as OTel's encoder writes a None inside a sequence
     if isinstance(value, str):
         return {'stringValue': value}
     if isinstance(value, bool):
@@ -54,12 +61,24 @@ def _key_values(attributes: Mapping[str, object] | None) -> list[dict[str, Any]]
     return [{'key': key, 'value': _any_value(value)} for key, value in (attributes or {}).items()]
 
 
+def _flags(parent: SpanContext | None) -> int:
+    return _HAS_IS_REMOTE | (_IS_REMOTE if parent is not None and parent.is_remote else 0)
+
+
+def _dropped(encoded: dict[str, Any], key: str, count: int) -> None:
+    if count:
+        encoded[key] = count
+
+
 def _span(span: ReadableSpan) -> dict[str, Any]:
     context = span.get_span_context()
     assert context is not None, 'an SDK span always has a context'
     encoded: dict[str, Any] = {'traceId': f'{context.trace_id:032x}', 'spanId': f'{context.span_id:016x}'}
+    if context.trace_state:
+        encoded['traceState'] = ','.join(f'{key}={value}' for key, value in context.trace_state.items())
     if span.parent is not None:
         encoded['parentSpanId'] = f'{span.parent.span_id:016x}'
+    encoded['flags'] = _flags(span.parent)
     encoded['name'] = span.name
     encoded['kind'] = span.kind.value + 1  # the SDK counts from INTERNAL = 0, OTLP from UNSPECIFIED = 0
     if span.start_time is not None:
@@ -68,20 +87,30 @@ def _span(span: ReadableSpan) -> dict[str, Any]:
         encoded['endTimeUnixNano'] = str(span.end_time)
     if span.attributes:
         encoded['attributes'] = _key_values(span.attributes)
+    _dropped(encoded, 'droppedAttributesCount', span.dropped_attributes)
     if span.events:
-        encoded['events'] = [
-            {'timeUnixNano': str(event.timestamp), 'name': event.name, 'attributes': _key_values(event.attributes)}
-            for event in span.events
-        ]
+        encoded['events'] = []
+        for event in span.events:
+            encoded_event = {
+                'timeUnixNano': str(event.timestamp),
+                'name': event.name,
+                'attributes': _key_values(event.attributes),
+            }
+            _dropped(encoded_event, 'droppedAttributesCount', event.dropped_attributes)
+            encoded['events'].append(encoded_event)
+    _dropped(encoded, 'droppedEventsCount', span.dropped_events)
     if span.links:
-        encoded['links'] = [
-            {
+        encoded['links'] = []
+        for link in span.links:
+            encoded_link = {
                 'traceId': f'{link.context.trace_id:032x}',
                 'spanId': f'{link.context.span_id:016x}',
                 'attributes': _key_values(link.attributes),
+                'flags': _flags(link.context),
             }
-            for link in span.links
-        ]
+            _dropped(encoded_link, 'droppedAttributesCount', link.dropped_attributes)
+            encoded['links'].append(encoded_link)
+    _dropped(encoded, 'droppedLinksCount', span.dropped_links)
     status: dict[str, Any] = {}
     if span.status.status_code is not StatusCode.UNSET:
         status['code'] = _STATUS_CODES[span.status.status_code]

@@ -81,3 +81,30 @@ def shape(tree: SpanTree) -> list[tuple[str, str, str | None, str]]:
         )
         for node in tree
     ]
+
+
+def write_document(path: Path, document: Any, *, indent: int | None = 2) -> Path:
+    """One JSON document (pretty-printed by default); `.gz` paths are gzipped."""
+    text = json.dumps(document, indent=indent)
+    path.write_bytes(gzip.compress(text.encode()) if path.suffix == '.gz' else text.encode())
+    return path
+
+
+def jaeger_span(span_id: str, name: str = 'span', *, trace_id: str = TRACE_A, **fields: Any) -> dict[str, Any]:
+    """One Jaeger span, ids padded like `span`'s."""
+    encoded: dict[str, Any] = {
+        'traceID': trace_id,
+        'spanID': span_id.rjust(16, '0'),
+        'operationName': name,
+        'references': [],
+        'startTime': T0 // 1000,
+        'duration': 10,
+        'tags': [],
+    }
+    encoded.update(fields)
+    return encoded
+
+
+def jaeger(*spans: dict[str, Any]) -> dict[str, Any]:
+    """A Jaeger export of one trace."""
+    return {'data': [{'traceID': TRACE_A, 'spans': list(spans), 'processes': {}}]}

@@ -93,7 +93,7 @@ def test_unknown_empty_and_invalid_values_are_skipped_with_a_warning(tmp_path: P
     assert warnings == (
         f"{path}:1: span 0000000000000001 ('tool'): attribute 'k1' has an unknown value type 'fancyValue'; skipped",
         f"{path}:1: span 0000000000000001 ('tool'): attribute 'k2' has no value; skipped",
-        f"{path}:1: span 0000000000000001 ('tool'): attribute 'k3' has an invalid value (invalid literal for int() with base 10: 'twelve'); skipped",
+        f"{path}:1: span 0000000000000001 ('tool'): attribute 'k3' has an invalid intValue ('twelve' is not an integer); skipped",
         f"{path}:1: span 0000000000000001 ('tool'): attribute 'k4' has an unknown value type 'mysteryValue'; skipped",
     )
 

@@ -232,3 +232,27 @@ def test_a_trace_split_over_a_protobuf_and_a_json_lines_file(tmp_path: Path) -> 
     assert details(by_id[TRACE_A]) == next(
         details(trace) for trace in read_traces(COLLECTOR) if trace.trace_id == TRACE_A
     )
+
+
+TEMPO = DATA / 'tempo.json'
+
+
+@pytest.mark.parametrize('suffix', ['json', 'json.gz', 'jsonl'])
+def test_grafana_tempo_trace_export(suffix: str, tmp_path: Path) -> None:
+    """Tempo's `/api/traces/<id>`: `batches` of resource spans, base64 ids, enum names, both scope keys."""
+    path = tmp_path / f'tempo.{suffix}'
+    document = json.loads(TEMPO.read_text())
+    text = json.dumps(document, indent=None if suffix == 'jsonl' else 2) + '\n'
+    path.write_bytes(gzip.compress(text.encode()) if suffix.endswith('.gz') else text.encode())
+
+    [trace] = read_traces(path)
+
+    assert trace.trace_id == TRACE_A
+    assert trace.warnings == ()
+    assert shape(trace.tree) == [
+        ('invoke_agent support', 'b7ad6b7169203331', None, 'unset'),
+        ('chat model-x', 'c0ffee0000000001', 'b7ad6b7169203331', 'ok'),
+        ('execute_tool lookup_order', '00f067aa0ba902b7', 'b7ad6b7169203331', 'error'),
+    ]
+    tool = trace.tree.roots[0].children[1]
+    assert tool.attributes['exception.message'] == 'order not found'

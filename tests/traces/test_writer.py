@@ -224,3 +224,76 @@ def test_protobuf_from_the_sdk_encoder_loads_like_json(
     binary.write_bytes(trace_encoder.encode_spans(spans).SerializeToString())
 
     assert_same_trees(spans, read_traces(binary))
+
+
+def _base64_ids(document: Any) -> Any:
+    """The OTLP/JSON form (hex ids) in the standard protobuf JSON form (base64 ids), for `ParseDict`."""
+    import base64
+
+    if isinstance(document, dict):
+        return {
+            key: base64.b64encode(bytes.fromhex(value)).decode()
+            if key in ('traceId', 'spanId', 'parentSpanId') and isinstance(value, str)
+            else _base64_ids(value)
+            for key, value in document.items()
+        }
+    if isinstance(document, list):
+        return [_base64_ids(item) for item in document]
+    return document
+
+
+def test_every_field_opentelemetrys_encoder_writes_is_written(tmp_path: Path) -> None:
+    """The writer's request, read as protobuf, equals `opentelemetry.exporter.otlp.proto.common`'s `encode_spans`."""
+    from google.protobuf import json_format  # type: ignore[import-untyped]
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+    from opentelemetry.sdk.trace import SpanLimits
+    from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, TraceFlags, TraceState, set_span_in_context
+
+    exporter = InMemorySpanExporter()
+    limits = SpanLimits(
+        max_span_attributes=12, max_events=2, max_links=1, max_event_attributes=1, max_link_attributes=1
+    )
+    tracer_provider = TracerProvider(
+        resource=Resource.create({'service.name': 'fields', 'deployment': 'ci'}, schema_url='https://schema/r'),
+        span_limits=limits,
+    )
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = tracer_provider.get_tracer('agent', '1.2.3', schema_url='https://schema/s', attributes={'scope.attr': 7})
+    other = tracer_provider.get_tracer('http')
+    remote = SpanContext(
+        0xABC, 0xDEF, is_remote=True, trace_flags=TraceFlags(1), trace_state=TraceState([('vendor', 'x1')])
+    )
+    linked = SpanContext(0x123, 0x456, is_remote=True)
+    with tracer.start_as_current_span(
+        'root',
+        context=set_span_in_context(NonRecordingSpan(remote)),
+        kind=SpanKind.SERVER,
+        attributes={**EVERY_TYPE, 'with none': ('a', None), 'extra 1': 1, 'extra 2': 2, 'extra 3': 3},
+        links=[Link(linked), Link(linked, {'why': 'retry', 'dropped': 1})],
+    ) as root:
+        root.add_event('first', timestamp=1_700_000_000_000_000_001)
+        root.add_event('second', {'a': 1, 'b': 2})
+        root.add_event('third')
+        root.set_status(Status(StatusCode.ERROR, 'it broke'))
+        with other.start_as_current_span('child', kind=SpanKind.CLIENT) as child:
+            child.set_status(Status(StatusCode.OK))
+    spans = exporter.get_finished_spans()
+    tracer_provider.shutdown()
+
+    write_otlp_json(spans, tmp_path / 'spans.jsonl')
+    [line] = (tmp_path / 'spans.jsonl').read_text().splitlines()
+    ours = json_format.ParseDict(_base64_ids(json.loads(line)), ExportTraceServiceRequest())
+    theirs = encode_spans(spans)
+
+    assert json_format.MessageToDict(ours) == json_format.MessageToDict(theirs)
+    [root_span] = [span for scope in ours.resource_spans[0].scope_spans for span in scope.spans if span.name == 'root']
+    assert (root_span.flags, root_span.trace_state, root_span.dropped_events_count, root_span.dropped_links_count) == (
+        0x300,
+        'vendor=x1',
+        1,
+        1,
+    )
+    assert root_span.dropped_attributes_count > 0
+    assert [(event.name, event.dropped_attributes_count) for event in root_span.events] == [('second', 1), ('third', 0)]
+    assert root_span.links[0].flags == 0x300 and root_span.links[0].dropped_attributes_count == 1
