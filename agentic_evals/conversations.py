@@ -15,7 +15,7 @@ The status rules, and how they compare with spans of the same run, are in `docs/
 
 from __future__ import annotations
 
-import json
+import reprlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -24,7 +24,7 @@ from typing import Any, Literal
 import pydantic_core
 
 from .conventions import genai, pydantic_ai
-from .conventions.arguments import parse_arguments
+from .conventions.arguments import TOO_DEEP, load_json, parse_arguments, too_deep
 from .trajectory.records import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall
 from .trajectory.trajectory import Trajectory
 
@@ -82,7 +82,7 @@ def detect_format(messages: Sequence[Any] | str | bytes) -> ConversationFormat:
 
 def _load(messages: Sequence[Any] | str | bytes) -> Sequence[Any]:
     if isinstance(messages, (str, bytes)):
-        messages = json.loads(messages)
+        messages = load_json(messages)
     if isinstance(messages, Mapping) or not isinstance(messages, Sequence):
         raise ValueError(f'expected a list of messages, got {type(messages).__name__}')
     return messages
@@ -104,7 +104,10 @@ def _get(obj: object, key: str) -> Any:
 
 
 def _short(value: object) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except RecursionError:  # nested too deeply for repr: reprlib stops a few levels down
+        text = reprlib.repr(value)
     return text if len(text) <= 80 else text[:77] + '...'
 
 
@@ -248,6 +251,8 @@ def _arguments(args: object) -> tuple[dict[str, Any] | None, str | None, str | N
     """`(parsed, raw, problem)`, parsed as spans' arguments are; the text is what the model sent."""
     if args is None or args == '':
         return {}, None if args is None else '', None  # pydantic-ai reads no arguments as `{}`
+    if not isinstance(args, str) and too_deep(args):
+        return None, None, f'are {TOO_DEEP}'
     if isinstance(args, Mapping):
         return dict(args), _json(args), None
     if not isinstance(args, str):

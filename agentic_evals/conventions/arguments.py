@@ -13,6 +13,44 @@ from pydantic_evals.otel.span_tree import AttributeValue
 
 from .family import NOT_RECORDED, Arguments
 
+MAX_DEPTH = 200
+"""JSON nested deeper than this is refused as text from a trace: deeper than any real tool call or
+message, and shallow enough that comparing and printing it stays far from the recursion limit."""
+
+TOO_DEEP = f'nested too deeply (more than {MAX_DEPTH} levels)'
+
+
+def load_json(text: str | bytes) -> Any:
+    """`json.loads`, but JSON nested more than `MAX_DEPTH` levels is a `ValueError`, never a
+    `RecursionError`: a recorded value must not be able to crash an evaluation."""
+    brackets = text.count(b'[') + text.count(b'{') if isinstance(text, bytes) else text.count('[') + text.count('{')
+    if brackets <= MAX_DEPTH:
+        return json.loads(text)  # too few brackets to nest too deeply: the common case, unchecked
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError(TOO_DEEP) from None
+    if too_deep(value):
+        raise ValueError(TOO_DEEP)
+    return value
+
+
+def too_deep(value: object) -> bool:
+    """Whether lists and dicts in `value` nest more than `MAX_DEPTH` levels (an iterative walk)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
 
 def parse_arguments(raw: str | None, *, quote: bool = False) -> tuple[dict[str, Any] | None, str | None]:
     """`(arguments, None)` for a JSON object, else `(None, why)`.
@@ -23,9 +61,11 @@ def parse_arguments(raw: str | None, *, quote: bool = False) -> tuple[dict[str, 
     if raw is None:
         return None, NOT_RECORDED
     try:
-        value = json.loads(raw)
+        value = load_json(raw)
     except json.JSONDecodeError as e:
         return None, unparsable(raw) if quote else f'could not be parsed as JSON: {e}'
+    except ValueError as e:  # nested too deeply
+        return None, f'could not be parsed as JSON: {e}'
     if not isinstance(value, dict):
         return None, f'are not a JSON object: {value!r}'
     return value, None

@@ -57,10 +57,12 @@ class ToolSpans:
 
     A span is a call when its name starts with one of `span_prefixes` or is one of `span_names`;
     then, in this order: a tool name in `not_calls` marks a summary (no call), a span name in
-    `output_span_names` or an `output_message_key` value starting with `output_message_prefixes` an
-    output function, `deferred_key` a deferred call, an error status a failed attempt (`'invalid'`
-    when `rejected_key` holds `rejected_value`), anything else a call that ran. Families declaring
-    the same `name_key` are merged (the sets joined; the keys must agree where both set one).
+    `output_span_names`, or an `output_message_key` value starting with `output_message_prefixes` on
+    a span matched by prefix, an output function (a name in `span_names` is decided by the name
+    alone, as the built-ins decide pydantic-ai's `running tool`), `deferred_key` a deferred call,
+    an error status a failed attempt (`'invalid'` when `rejected_key` holds `rejected_value`),
+    anything else a call that ran. Families declaring the same `name_key` are merged (the sets
+    joined; the keys must agree where both set one).
     """
 
     name_key: str

@@ -8,6 +8,7 @@ registry and answer for what they add.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from pydantic_evals.otel.span_tree import AttributeValue, SpanNode
@@ -68,9 +69,17 @@ def non_text_tool_name(node: SpanNode, key: str) -> str:
     return f'span {node.name!r} skipped: {key} is {type(name).__name__} {name!r}, not a string'
 
 
+def _finite(value: float) -> bool:
+    """Whether a number can be counted: NaN, infinities and ints too big for a float are not."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def is_agent_span(node: SpanNode) -> bool:
     name = node.name
-    if name == AGENT_SPAN or name.startswith(AGENT_SPAN_PREFIX):
+    if type(name) is str and (name == AGENT_SPAN or name.startswith(AGENT_SPAN_PREFIX)):
         return True
     return node.attributes.get(OPERATION_NAME) == INVOKE_AGENT
 
@@ -81,7 +90,12 @@ def agent_name(node: SpanNode, *keys: str) -> str:
         value = node.attributes.get(key)
         if isinstance(value, str) and value:
             return value
-    return node.name[len(AGENT_SPAN_PREFIX) :] if node.name.startswith(AGENT_SPAN_PREFIX) else DEFAULT_AGENT_NAME
+    name = node.name
+    return (
+        name[len(AGENT_SPAN_PREFIX) :]
+        if type(name) is str and name.startswith(AGENT_SPAN_PREFIX)
+        else DEFAULT_AGENT_NAME
+    )
 
 
 def failure_stage_from_result(result: str | None) -> FailureStage:
@@ -120,7 +134,7 @@ class GenAI(Family):
     def usage(self, node: SpanNode) -> dict[str, int | float] | None:
         found: dict[str, int | float] = {}
         for key, value in node.attributes.items():
-            if not isinstance(value, (int, float)) or isinstance(value, bool):
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not _finite(value):
                 continue
             if key == COST:
                 name = COST_METRIC

@@ -6,10 +6,11 @@ Model-request spans record their input and output this way (`gen_ai.input.messag
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
+
+from .arguments import load_json
 
 ROLE = 'role'
 USER = 'user'
@@ -30,8 +31,8 @@ def parse(raw: object) -> list[dict[str, Any]]:
     if not isinstance(raw, str):
         return []
     try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
+        value = load_json(raw)
+    except ValueError:  # not JSON, or nested too deeply
         return []
     return [m for m in value if isinstance(m, dict)] if isinstance(value, list) else []
 
@@ -70,8 +71,8 @@ def tool_call_ids(raw: object) -> Iterator[str]:
     if not isinstance(raw, str):
         return
     try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
+        value = load_json(raw)
+    except ValueError:
         return
     for message in value if isinstance(value, list) else ():
         parts = message.get(PARTS) if isinstance(message, dict) else None

@@ -6,13 +6,12 @@ changes between releases, and traces from old versions must keep scoring after a
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
 from . import genai, messages
-from .arguments import recorded_arguments, unparsable
+from .arguments import load_json, recorded_arguments, unparsable
 from .family import Arguments, FailureStage, Family, ToolSpans
 
 # Instrumentation version <= 2 names (version 1 existed only in pydantic-ai 1.x).
@@ -106,8 +105,8 @@ class PydanticAI(Family):
             return None
         if value[:1] in ('{', '['):  # structured output is recorded as JSON
             try:
-                return json.loads(value)
-            except json.JSONDecodeError:
+                return load_json(value)
+            except ValueError:  # not JSON, or nested too deeply
                 return value
         return value
 

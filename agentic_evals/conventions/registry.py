@@ -70,7 +70,7 @@ def classify_tool_span(rule: ToolSpans, node: SpanNode, notes: list[str]) -> Ans
     """`rule` applied to one span holding its marker (the walks apply it inline, the same way)."""
     span_name = node.name
     attributes = node.attributes
-    if not (span_name.startswith(rule.span_prefixes) or span_name in rule.span_names):
+    if type(span_name) is not str or not (span_name.startswith(rule.span_prefixes) or span_name in rule.span_names):
         return None
     name = attributes[rule.name_key]
     if type(name) is not str:
@@ -81,7 +81,7 @@ def classify_tool_span(rule: ToolSpans, node: SpanNode, notes: list[str]) -> Ans
     kind: SpanKind
     message = attributes.get(rule.output_message_key) if rule.output_message_key else None
     if span_name in rule.output_span_names or (
-        type(message) is str and message.startswith(rule.output_message_prefixes)
+        type(message) is str and message.startswith(rule.output_message_prefixes) and span_name not in rule.span_names
     ):
         kind = 'output'
     elif rule.deferred_key is not None and rule.deferred_key in attributes:

@@ -15,6 +15,12 @@ from . import _checks as checks
 
 # The built-ins' phrase, kept word for word so reasons read the same after switching imports.
 NO_SPAN_TREE = 'No span tree available — ensure logfire/instrumentation is configured.'
+NO_SPAN_TREE_REASON = (
+    f'{NO_SPAN_TREE} (no spans were recorded: set any OpenTelemetry SDK tracer provider before the case'
+    ' runs, e.g. trace.set_tracer_provider(TracerProvider()), or call logfire.configure())'
+)
+"""The reason without a span tree. Our own advice follows the built-ins' phrase, not pydantic-evals'
+recording error: that one asks for `logfire.configure`, while any OpenTelemetry SDK provider works."""
 
 EvaluationValue = bool | float
 
@@ -61,8 +67,8 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
             return self.score_conversation(getattr(ctx, self.conversation), ctx)
         try:
             tree = ctx.span_tree
-        except SpanTreeRecordingError as e:
-            return EvaluationReason(value=self.failing_value, reason=f'{NO_SPAN_TREE} ({e.message})')
+        except SpanTreeRecordingError:
+            return EvaluationReason(value=self.failing_value, reason=NO_SPAN_TREE_REASON)
         return self.score_tree(tree, ctx)
 
     def score_tree(self, tree: SpanTree, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:

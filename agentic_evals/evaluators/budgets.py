@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
@@ -81,7 +82,7 @@ class MaxModelRequests(TrajectoryEvaluator):
             # pydantic-evals counted the requests already: read the metric, extract nothing. (The
             # span tree is still checked first, as the built-in does.)
             metric = ctx.metrics.get(REQUESTS_METRIC)
-            if isinstance(metric, (int, float)):
+            if isinstance(metric, int) or (isinstance(metric, float) and math.isfinite(metric)):
                 try:
                     _ = ctx.span_tree
                 except SpanTreeRecordingError:

@@ -21,12 +21,24 @@ def path_by_climbing(node: SpanNode) -> tuple[str, ...]:
     """The agent path of one span, from its ancestors (the same result as `agent_structure`)."""
     names: list[str] = []
     ancestor = node.parent
+    climbed = 0
+    seen: set[int] | None = None
     while ancestor is not None:
         name = agent_run(ancestor)
         if name is not None:
             names.append(name)
         ancestor = ancestor.parent
+        climbed += 1
+        if climbed > _CYCLE_CHECK_AFTER and ancestor is not None:
+            # Deeper than real runs nest: remember the way up, so a parent cycle ends the climb.
+            seen = set() if seen is None else seen
+            if id(ancestor) in seen:
+                break
+            seen.add(id(ancestor))
     return tuple(reversed(names))
+
+
+_CYCLE_CHECK_AFTER = 256
 
 
 def agent_structure(
@@ -73,14 +85,28 @@ def _start_run(
 
 
 def _resolve_run(node: SpanNode, run_of: dict[int, int], path_of: dict[int, tuple[str, ...]]) -> int:
-    """The run of a span not walked yet: a parent that starts after its child (clock skew, bad input)."""
-    parent = node.parent
-    enclosing = 0 if parent is None else run_of.get(id(parent))
-    if enclosing is None:
-        enclosing = _resolve_run(parent, run_of, path_of)  # type: ignore[arg-type]
-    name = agent_run(node)
-    if name is not None:
-        _start_run(node, name, enclosing, run_of, path_of)
-        return id(node)
-    run_of[id(node)] = enclosing
+    """The run of a span not walked yet: a parent that starts after its child (clock skew, bad input).
+
+    Iterative, so a chain of any depth resolves: climb to the first ancestor already walked (or a
+    root, or back to a span already on the way up: a parent cycle), then settle the chain top down.
+    """
+    chain: list[SpanNode] = []
+    on_chain: set[int] = set()
+    enclosing = 0
+    ancestor: SpanNode | None = node
+    while ancestor is not None and id(ancestor) not in on_chain:
+        found = run_of.get(id(ancestor))
+        if found is not None:
+            enclosing = found
+            break
+        chain.append(ancestor)
+        on_chain.add(id(ancestor))
+        ancestor = ancestor.parent
+    for span in reversed(chain):
+        name = agent_run(span)
+        if name is not None:
+            _start_run(span, name, enclosing, run_of, path_of)
+            enclosing = id(span)
+        else:
+            run_of[id(span)] = enclosing
     return enclosing

@@ -103,8 +103,10 @@ class SpanSource:
     def columns(self) -> tuple[list[str], list[CallKind]]:
         calls, _ = self._calls()
         names = list(map(itemgetter(NAME), calls))
-        kinds = [_KINDS[kind] for kind in map(itemgetter(KIND), calls)]
-        return names, kinds
+        kinds: list[SpanKind] = list(map(itemgetter(KIND), calls))
+        if 'invalid' in kinds:
+            kinds = [_KINDS[kind] for kind in kinds]
+        return names, kinds  # type: ignore[return-value]  # no 'invalid' left
 
     def call_counts(self) -> tuple[int, int]:
         if self._walked is not None:

@@ -11,8 +11,10 @@ from bisect import bisect_right
 from ..conventions.registry import REGISTRY, Registry
 from .walk import CALLS_BEFORE, REQUEST_SPAN, SPAN, Call, Request
 
+_SCAN_STEPS = 8
+"""Requests a look-up scans back through before the requests are indexed by parent."""
 _SCANS_BEFORE_INDEXING = 16
-"""Look-ups answered by scanning (cheap for a few) before an index is built (cheap for many)."""
+"""Call-id look-ups answered by scanning the responses before their ids are indexed."""
 
 
 class Issuers:
@@ -24,8 +26,8 @@ class Issuers:
     framework that puts tool spans under the model span) is issued by the first response whose
     output holds its call id.
 
-    A record or a reordering asks for a few calls' issuers; `inspect` for all. The first few
-    look-ups scan the requests, later ones use an index built once.
+    A record or a reordering asks for a few calls' issuers; `inspect` for all. Look-ups scan the
+    requests near the call, and build an index only when that does not find the answer.
     """
 
     def __init__(self, calls: list[Call], requests: list[Request], registry: Registry = REGISTRY) -> None:
@@ -34,7 +36,6 @@ class Issuers:
         self._requests = requests
         self._found: dict[int, int | None] = {}
         self._before: list[int] | None = None
-        self._scans = 0
         self._by_parent: dict[int, tuple[list[int], list[int]]] | None = None
         self._by_call_id: dict[str, int] | None = None
         self._id_scans: dict[str, int | None] = {}
@@ -52,15 +53,20 @@ class Issuers:
 
     def _latest_sibling_request(self, index: int) -> int | None:
         parent = self._calls[index][SPAN].parent
-        if self._by_parent is None and self._scans < _SCANS_BEFORE_INDEXING:
-            self._scans += 1
+        if self._by_parent is None:
+            # Scan back from the last request walked before the call: in pydantic-ai's layout its
+            # own run's latest response is a step or two away. Past a few steps, index the requests.
             if self._before is None:
                 self._before = [request[CALLS_BEFORE] for request in self._requests]
             requests = self._requests
-            for position in range(bisect_right(self._before, index) - 1, -1, -1):
+            position = bisect_right(self._before, index) - 1
+            stop = max(-1, position - _SCAN_STEPS)
+            while position > stop:
                 if requests[position][REQUEST_SPAN].parent is parent:
                     return position
-            return None
+                position -= 1
+            if position < 0:
+                return None
         if self._by_parent is None:
             by_parent: dict[int, tuple[list[int], list[int]]] = {}
             for position, request in enumerate(self._requests):

@@ -32,7 +32,7 @@ Request = tuple[SpanNode, int]
 REQUEST_SPAN: Final = 0
 CALLS_BEFORE: Final = 1
 
-_NEVER = '\x00'  # a marker no span holds, for a registry without descriptions
+_NEVER = '\x00'  # a key no span holds: stands for a description's unset keys
 _NO_TOOL_SPANS = ToolSpans(_NEVER)
 _NO_REQUEST_SPANS = RequestSpans(_NEVER, _NEVER, frozenset())
 
@@ -67,10 +67,11 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
     tool_key, prefixes, span_names, not_calls = tool.name_key, tool.span_prefixes, tool.span_names, tool.not_calls
     output_names, message_key, message_prefixes = (
         tool.output_span_names,
-        tool.output_message_key,
+        tool.output_message_key or _NEVER,
         tool.output_message_prefixes,
     )
-    deferred_key, rejected_key, rejected_value = tool.deferred_key, tool.rejected_key, tool.rejected_value
+    deferred_key, rejected_key = tool.deferred_key, tool.rejected_key or _NEVER
+    rejected_value = tool.rejected_value if tool.rejected_key else _NEVER  # never equal to a missing key's None
     request = _first_request_spans(registry)
     model_key, operation_key, operations, excluded_key = (
         request.model_key,
@@ -83,7 +84,7 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
         attributes = node.attributes
         if tool_key in attributes:
             span_name = node.name
-            if span_name.startswith(prefixes) or span_name in span_names:
+            if type(span_name) is str and (span_name.startswith(prefixes) or span_name in span_names):
                 name = attributes[tool_key]
                 if type(name) is not str:
                     notes.append(non_text_tool_name(node, tool_key))
@@ -91,13 +92,15 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
                 if name in not_calls:
                     continue
                 kind: SpanKind
-                message = attributes.get(message_key) if message_key else None
-                if span_name in output_names or (type(message) is str and message.startswith(message_prefixes)):
+                message = attributes.get(message_key)
+                if span_name in output_names or (
+                    type(message) is str and message.startswith(message_prefixes) and span_name not in span_names
+                ):
                     kind = 'output'
                 elif deferred_key in attributes:
                     kind = 'deferred'
                 elif node.status == 'error':
-                    if rejected_key is not None and attributes.get(rejected_key) == rejected_value:
+                    if attributes.get(rejected_key) == rejected_value:
                         kind = 'invalid'
                         invalid.append(len(calls))
                     else:
@@ -133,7 +136,7 @@ def count(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Counts:
     tool_key, prefixes, span_names, not_calls = tool.name_key, tool.span_prefixes, tool.span_names, tool.not_calls
     output_names, message_key, message_prefixes = (
         tool.output_span_names,
-        tool.output_message_key,
+        tool.output_message_key or _NEVER,
         tool.output_message_prefixes,
     )
     deferred_key = tool.deferred_key
@@ -150,12 +153,16 @@ def count(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Counts:
         attributes = node.attributes
         if tool_key in attributes:
             span_name = node.name
-            if span_name.startswith(prefixes) or span_name in span_names:
+            if type(span_name) is str and (span_name.startswith(prefixes) or span_name in span_names):
                 name = attributes[tool_key]
                 if type(name) is str and name not in not_calls and span_name not in output_names:
-                    message = attributes.get(message_key) if message_key else None
+                    message = attributes.get(message_key)
                     if (
-                        not (type(message) is str and message.startswith(message_prefixes))
+                        not (
+                            type(message) is str
+                            and message.startswith(message_prefixes)
+                            and span_name not in span_names
+                        )
                         and deferred_key not in attributes
                     ):
                         if node.status == 'error':

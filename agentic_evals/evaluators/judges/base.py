@@ -16,7 +16,7 @@ from ...trajectory.extract import extract_trajectory
 from ...trajectory.rendering import NO_TRAJECTORY, render_trajectory
 from ...trajectory.run_io import trace_inputs, trace_output
 from .. import _checks as checks
-from .._base import NO_SPAN_TREE
+from .._base import NO_SPAN_TREE_REASON
 from .prompts import NOT_RECORDED
 
 # pydantic-evals' documented starting default, used only if its private global ever disappears.
@@ -118,9 +118,9 @@ class JudgeEvaluator(Evaluator[object, object, object]):
         tree: SpanTree | None
         try:
             tree = ctx.span_tree
-        except SpanTreeRecordingError as e:
+        except SpanTreeRecordingError:
             if self.needs_trajectory:
-                raise CannotJudge(f'{NO_SPAN_TREE} ({e.message})') from None
+                raise CannotJudge(NO_SPAN_TREE_REASON) from None
             tree, rendered = None, NO_TRAJECTORY
         else:
             trajectory = extract_trajectory(tree)

@@ -31,7 +31,11 @@ from ...factories import TreeBuilder
 
 JUDGES: list[type[Evaluator[object, object, object]]] = [AgentGoalAccuracy, TopicAdherence, TrajectoryJudge]
 NO_TREE = SpanTreeRecordingError('no tracer provider')
-NO_SPAN_TREE = 'No span tree available — ensure logfire/instrumentation is configured. (no tracer provider)'
+NO_SPAN_TREE = (
+    'No span tree available — ensure logfire/instrumentation is configured. (no spans were recorded: set any'
+    ' OpenTelemetry SDK tracer provider before the case runs, e.g. trace.set_tracer_provider(TracerProvider()),'
+    ' or call logfire.configure())'
+)
 
 
 # --- a scripted judge --------------------------------------------------------------------------------
