@@ -43,7 +43,8 @@ _TRANSLATION_TAGS = frozenset({
 })  # fmt: skip
 
 
-_EXPORT_KEYS = frozenset({'data', 'total', 'limit', 'offset', 'errors'})
+JAEGER_EXPORT_KEYS = frozenset({'data', 'total', 'limit', 'offset', 'errors'})
+"""The keys of a Jaeger API response (`/api/traces`)."""
 _TRACE_KEYS = frozenset({'traceID', 'spans', 'processes', 'warnings'})
 
 
@@ -98,7 +99,7 @@ def _tags(tags: Any, what: str, problems: list[str]) -> dict[str, AttributeValue
     return decoded
 
 
-def _jaeger_trace_key(raw: object) -> str:
+def jaeger_trace_key(raw: object) -> str:
     return trace_id_key(raw, 'traceID', short_ok=True)
 
 
@@ -117,7 +118,7 @@ def _parent(span: Mapping[str, Any], trace_id: str) -> int | None:
         if type(reference) is not dict:
             raise BadData(f'a reference is {kind(reference)}, not an object', ('references', index))
         try:
-            if reference.get('refType') == 'CHILD_OF' and _jaeger_trace_key(reference.get('traceID')) == trace_id:
+            if reference.get('refType') == 'CHILD_OF' and jaeger_trace_key(reference.get('traceID')) == trace_id:
                 return span_id(reference.get('spanID'), 'references.spanID', short_ok=True)
         except BadData as error:
             raise error.within('references', index) from None
@@ -174,7 +175,10 @@ def _times(span: Mapping[str, Any], problems: list[str]) -> tuple[datetime, date
 
 
 def decode_jaeger_export(export: Mapping[str, Any], location: Location, assembler: Assembler) -> int:
-    """Every trace of a Jaeger export (`{"data": [...]}`); returns the span id keys seen."""
+    """Every trace of a Jaeger export (`{"data": [...]}`); returns the span id keys seen.
+
+    Its other keys are checked by the caller, which knows which other formats the object has.
+    """
     seen = 0
     for index, trace in enumerate(as_list(export.get('data'), 'data')):
         try:
@@ -183,8 +187,6 @@ def decode_jaeger_export(export: Mapping[str, Any], location: Location, assemble
             seen += decode_jaeger_trace(trace, location, assembler)
         except BadData as error:
             raise error.within('data', index) from None
-    if not export.keys() <= _EXPORT_KEYS:
-        seen += unknown_keys(export, _EXPORT_KEYS, location, assembler, _jaeger_trace_key)
     return seen
 
 
@@ -199,7 +201,7 @@ def decode_jaeger_trace(trace: Mapping[str, Any], location: Location, assembler:
         except BadData as error:
             raise error.within('spans', index) from None
     if not trace.keys() <= _TRACE_KEYS:
-        seen += unknown_keys(trace, _TRACE_KEYS, location, assembler, _jaeger_trace_key)
+        seen += unknown_keys(trace, _TRACE_KEYS, location, assembler, jaeger_trace_key)
     return seen
 
 
@@ -210,8 +212,8 @@ def _decode_span(
     if type(span) is not dict:
         raise BadData(f'a span is {kind(span)}, not an object')
     raw_trace = span.get('traceID') or trace.get('traceID')
-    trace_key = _jaeger_trace_key(raw_trace)
-    builder = assembler.builder_for(raw_trace, _jaeger_trace_key)
+    trace_key = jaeger_trace_key(raw_trace)
+    builder = assembler.builder_for(raw_trace, jaeger_trace_key)
     node_id = span_id(span.get('spanID'), 'spanID', short_ok=True)
     name = text_field(span.get('operationName'), 'operationName', problems)
     tags = _tags(span.get('tags'), 'tags', problems)

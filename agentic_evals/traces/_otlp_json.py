@@ -46,7 +46,6 @@ _hex16 = re.compile('[0-9a-fA-F]{16}').fullmatch
 _ODD = (TypeError, ValueError, AttributeError, KeyError, OverflowError, OSError, RecursionError)
 """What the fast path raises on data of an unexpected shape; the careful path then says what is wrong."""
 
-_REQUEST_KEYS = frozenset({'resourceSpans'})
 _RESOURCE_KEYS = frozenset({'resource', 'scopeSpans', 'instrumentationLibrarySpans', 'schemaUrl'})
 _SCOPE_KEYS = frozenset({'scope', 'instrumentationLibrary', 'spans', 'schemaUrl'})
 _SCOPE_LISTS = ('scopeSpans', 'instrumentationLibrarySpans')
@@ -61,16 +60,11 @@ def as_list(value: Any, key: str) -> list[Any]:
     raise BadData(f'{key} is {kind(value)}, not a list', (key,))
 
 
-def decode_request(request: Mapping[str, Any], location: Location, assembler: Assembler) -> int:
-    """Hand every span of one OTLP request to the assembler; returns the span id keys seen (spans, links)."""
-    seen = decode_resource_spans(request.get('resourceSpans'), 'resourceSpans', location, assembler)
-    if len(request) > 1:
-        seen += unknown_keys(request, _REQUEST_KEYS, location, assembler, trace_id_key)
-    return seen
-
-
 def decode_resource_spans(items: Any, key: str, location: Location, assembler: Assembler) -> int:
-    """The spans of a list of OTLP `ResourceSpans` (`resourceSpans`, or Tempo's `batches`)."""
+    """The spans of a list of OTLP `ResourceSpans` (a request's `resourceSpans`, or Tempo's `batches`).
+
+    Returns the span id keys seen (spans, links), for the duplicate-key check of `_shapes`.
+    """
     seen = 0
     for index, resource_spans in enumerate(as_list(items, key)):
         try:

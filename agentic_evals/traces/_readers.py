@@ -3,8 +3,7 @@
 `scan` is the cheap first pass: which trace ids occur in which unit (line, or the whole file for a
 document or protobuf), found with a regular expression, without decoding JSON. `read` decodes
 unit by unit into the assembler and yields each unit once its spans are in. Each JSON line or
-document is an OTLP request (`resourceSpans`), a Grafana Tempo trace (`batches`), a Jaeger export
-(`data`), a Jaeger trace (`spans`), or a list of those.
+document is dispatched by its shape (`_shapes`).
 
 Memory is bounded by the size of one unit, never by what a small compressed file expands to:
 a line may hold at most `MAX_LINE` bytes and a file read whole `MAX_DOCUMENT` (after
@@ -21,16 +20,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import AgenticEvalsError, FileError
-from ._assemble import Assembler, Location
-from ._errors import BadData, NotTraces, kind, preview
+from ..errors import FileError
+from ._assemble import Assembler
+from ._errors import BadData, NotTraces
 from ._gzip import GzipError, open_gzip
 from ._ids import base64_hex
-from ._jaeger import decode_jaeger_export, decode_jaeger_trace
 from ._locate import deepest_line, line_of, repeated_key_line, start_line
-from ._otlp_json import decode_request, decode_resource_spans
 from ._otlp_proto import decode_proto, parse_proto, proto_trace_ids
 from ._protowire import offset_of
+from ._shapes import RepeatedKey, check_repeated_keys, decode_json
 
 Unit = int | None
 """A line number, or None for a file read as a whole."""
@@ -70,74 +68,6 @@ def _scan_key(raw: bytes) -> str:
 
 def _mib(size: int) -> str:
     return f'{size / 2**20:g} MiB'
-
-
-def _trace_shapes(document: dict[str, Any], location: Location, assembler: Assembler) -> int | None:
-    """Decode a JSON object by the trace formats whose keys it has; None when it has none of them."""
-    seen = None
-    if 'resourceSpans' in document:
-        seen = decode_request(document, location, assembler)
-    if 'batches' in document:  # Grafana Tempo
-        try:
-            seen = (seen or 0) + decode_resource_spans(document['batches'], 'batches', location, assembler)
-        except BadData as error:
-            raise error.within('batches') from None
-    if 'data' in document:
-        seen = (seen or 0) + decode_jaeger_export(document, location, assembler)
-    if 'spans' in document and not {'resourceSpans', 'batches', 'data'} & document.keys():
-        seen = decode_jaeger_trace(document, location, assembler)
-    return seen
-
-
-def decode_json(document: Any, location: Location, assembler: Assembler) -> int:
-    """Dispatch one parsed JSON value by its shape; returns the span id keys it held (see `Reader.decode`)."""
-    if type(document) is dict:
-        seen = _trace_shapes(document, location, assembler)
-        if seen is not None:
-            return seen
-        if not document:
-            return 0  # `{}`: an OTLP request with no spans, as proto3 JSON writes it
-        keys = ', '.join(sorted(preview(key, 40) for key in document)[:5])
-        raise NotTraces(f'unknown format: a JSON object that is not an OTLP request or a Jaeger export (keys: {keys})')
-    if type(document) is list:
-        seen = 0
-        for index, item in enumerate(document):
-            try:
-                seen += decode_json(item, location, assembler)
-            except BadData as error:
-                raise error.within(index) from None
-        return seen
-    raise NotTraces(f'unknown format: {kind(document)}, not an OTLP request or a Jaeger export')
-
-
-def _repeated_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """`object_pairs_hook` refusing a key whose earlier value, which `json` would drop, holds spans."""
-    result = dict(pairs)
-    if len(result) < len(pairs):
-        last = {key: index for index, (key, _) in enumerate(pairs)}
-        for index, (key, value) in enumerate(pairs):
-            if last[key] != index and _holds_spans(value):
-                raise _RepeatedKey(key)
-    return result
-
-
-def _holds_spans(value: Any) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if type(item) is dict:
-            if 'spanId' in item or 'spanID' in item:
-                return True
-            stack.extend(item.values())
-        elif type(item) is list:
-            stack.extend(item)
-    return False
-
-
-class _RepeatedKey(AgenticEvalsError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
 
 
 class Reader:
@@ -217,13 +147,13 @@ class Reader:
         try:
             seen = decode_json(document, (self.index, line), assembler)
             if seen < sum(data.count(key) for key in _SPAN_ID_KEYS):
-                json.loads(data, object_pairs_hook=_repeated_key)
+                check_repeated_keys(data)
         except BadData as error:
             if isinstance(error, NotTraces) and self.found and first and not error.path:
                 raise Stray(self.path, f'skipped, not a trace file ({error.message})', line=line or 1) from None
             where = line or line_of(data, error.path) or start_line(data)
             raise FileError(self.path, error.message, line=where) from None
-        except _RepeatedKey as repeated:
+        except RepeatedKey as repeated:
             message = (
                 f'the key {repeated.key!r} appears twice in one object: the spans under its first value would be lost'
             )

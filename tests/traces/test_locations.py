@@ -228,3 +228,13 @@ def test_every_content_error_has_a_line(bad: str, suffix: str, tmp_path: Path) -
 
     assert error.line is not None
     assert str(error).startswith(f'{path}:{error.line}: ')
+
+
+def test_a_tempo_document_error_is_on_the_span_line(tmp_path: Path) -> None:
+    document = {'batches': request(span('1'), span('2', spanId='nope'))['resourceSpans']}
+    path = write_document(tmp_path / 'tempo.json', document)
+
+    error = error_of(path)
+
+    assert error.message == "spanId 'nope' is not 16 hex digits"
+    assert error.line == line_with(path.read_text(), '"spanId": "nope"') - 2  # the span's '{'
