@@ -5,43 +5,78 @@ requests), nested by the spans that contain them: a sub-agent under the tool cal
 to it, calls and requests under their agent run. The footer lists the tool-name sequences the
 trajectory evaluators compare, the spans extraction skipped and the loader's warnings, so a
 surprising score can be traced to what was (or was not) in the spans.
+
+Text from traces is shown as text: every name, argument, result, note and warning passes through
+`visible` (escape sequences escaped) into a rich `Text` (never markup). pydantic-evals and rich
+are imported when a command runs, not on import: `--help` must stay cheap.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic_core import to_jsonable_python
-from pydantic_evals.otel.span_tree import SpanNode, SpanTree
-from rich.console import Group, RenderableType
-from rich.text import Text
-from rich.tree import Tree
-
-from ..reports.table import make_console
-from ..traces import LoadedTrace, load_traces
-from ..trajectory.extract import extract_trajectory
-from ..trajectory.records import AgentRun, ModelRequest, ToolCall
-from ..trajectory.trajectory import Trajectory
+from ..reports.text import visible
 from .common import EXIT_PASS, UsageError
+
+if TYPE_CHECKING:
+    from pydantic_evals.otel.span_tree import SpanNode, SpanTree
+    from rich.console import RenderableType
+    from rich.text import Text
+    from rich.tree import Tree
+
+    from ..traces import LoadedTrace
+    from ..trajectory.records import AgentRun, ModelRequest, ToolCall
+    from ..trajectory.trajectory import Trajectory
+
+    Item = AgentRun | ToolCall | ModelRequest
 
 PREVIEW = 120
 """Characters of arguments and results shown without `--full`."""
 
+_RAW_IN_JSON = re.compile('[\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]')
+"""What `json.dumps(ensure_ascii=False)` leaves raw but a terminal acts on (C1 controls such as the
+one-byte CSI, bidi overrides) or no encoding can write (lone surrogates): written as `\\uXXXX`."""
 
-Item = AgentRun | ToolCall | ModelRequest
+
+def json_line(data: object) -> str:
+    """`data` as one JSON line that is safe to print: non-ASCII text kept, active characters escaped."""
+    return _RAW_IN_JSON.sub(lambda m: f'\\u{ord(m[0]):04x}', json.dumps(data, ensure_ascii=False))
+
+
+def load_traces(*patterns: str) -> Iterator[LoadedTrace]:
+    """`agentic_evals.traces.load_traces`, imported when `inspect` runs (a name tests can patch)."""
+    from ..traces import load_traces as load
+
+    return load(*patterns)
+
+
+def trace_name(trace: LoadedTrace) -> str:
+    """The trace's name as `run` gives it: its root's `case_name` (pydantic-evals' case span), else its file's."""
+    from ..conventions.pydantic_evals import CASE_NAME
+
+    found = (v for root in trace.tree.roots if isinstance(v := root.attributes.get(CASE_NAME), str))
+    return next(found, trace.name)
 
 
 def render_trace(trace: LoadedTrace, *, full: bool = False) -> RenderableType:
     """The trajectory tree of `trace` followed by its summary, scored sequences, notes and warnings."""
+    from rich.console import Group
+    from rich.text import Text
+    from rich.tree import Tree
+
+    from ..trajectory.extract import extract_trajectory
+
     trajectory = extract_trajectory(trace.tree)
-    sources = ', '.join(str(s) for s in trace.sources)
+    sources = visible(', '.join(str(s) for s in trace.sources), newlines=False)
     spans = len(trace.tree.nodes_by_id)
-    root = Tree(Text.assemble(('trace ', 'bold'), (trace.trace_id, 'bold cyan'), f'  {trace.name} ({spans} spans)'))
+    name = visible(trace_name(trace), newlines=False)
+    root = Tree(Text.assemble(('trace ', 'bold'), (trace.trace_id, 'bold cyan'), f'  {name} ({spans} spans)'))
     if sources:
         root.add(Text(f'from {sources}', style='dim'))
     layout = _Layout(trace.tree, trajectory)
@@ -65,6 +100,10 @@ class _Layout:
             self.children.setdefault(parent, []).append(item)
 
     def attach(self, branch: Tree, span_id: int | None, *, full: bool) -> None:
+        from rich.text import Text
+
+        from ..trajectory.records import ToolCall
+
         for item in _ordered(self.children.get(span_id, [])):
             sub = branch.add(self._label(item, full=full))
             if isinstance(item, ToolCall) and item.result is not None:
@@ -72,10 +111,13 @@ class _Layout:
             self.attach(sub, item.span_id, full=full)
 
     def _label(self, item: Item, *, full: bool) -> Text:
+        from rich.text import Text
+
+        from ..trajectory.records import AgentRun, ToolCall
+
         if isinstance(item, AgentRun):
-            return Text.assemble(
-                ('agent ', 'bold'), (item.name, 'bold magenta'), f'  {_duration(item.end - item.start)}'
-            )
+            name = visible(item.name, newlines=False)
+            return Text.assemble(('agent ', 'bold'), (name, 'bold magenta'), f'  {_duration(item.end - item.start)}')
         if isinstance(item, ToolCall):
             return _call_label(item, self.call_index[id(item)], full=full)
         return _request_label(item, self.request_index[id(item)])
@@ -92,6 +134,8 @@ def _container(node: SpanNode | None, containers: set[int]) -> int | None:
 
 def _ordered(items: list[Item]) -> list[Item]:
     """Start order, except that tool calls keep the trajectory's order (the order the model issued them)."""
+    from ..trajectory.records import ToolCall
+
     calls = [i for i in items if isinstance(i, ToolCall)]
     others = sorted((i for i in items if not isinstance(i, ToolCall)), key=lambda i: i.start)
     merged: list[Item] = []
@@ -104,10 +148,12 @@ _STATUS_STYLE = {'ok': 'green', 'failed': 'bold red', 'deferred': 'yellow'}
 
 
 def _call_label(call: ToolCall, index: int, *, full: bool) -> Text:
+    from rich.text import Text
+
     status = call.status if call.failure_stage is None else f'{call.status} ({call.failure_stage})'
     parts: list[str | tuple[str, str]] = [
         (f'call {index}: ', 'dim'),
-        (call.name, 'bold'),
+        (visible(call.name, newlines=False), 'bold'),
         ' ',
         (status, _STATUS_STYLE[call.status]),
     ]
@@ -121,23 +167,27 @@ def _arguments(call: ToolCall, full: bool) -> str:
     if call.arguments is not None:
         return _preview(json.dumps(call.arguments, ensure_ascii=False, default=str), full)
     if call.raw_arguments is not None:
-        return f'{_preview(call.raw_arguments, full)} (arguments {call.arguments_problem})'
+        return f'{_preview(call.raw_arguments, full)} (arguments {visible(call.arguments_problem or "")})'
     return '(arguments not recorded)'
 
 
 def _request_label(request: ModelRequest, index: int) -> Text:
+    from rich.text import Text
+
     tokens = f'{request.input_tokens:,} in / {request.output_tokens:,} out tokens'
     if request.cache_read_tokens or request.cache_write_tokens:
         tokens += f' (cache {request.cache_read_tokens:,} read / {request.cache_write_tokens:,} write)'
     cost = f', ${request.cost:.6f}' if request.cost is not None else ''
     return Text.assemble(
         (f'request {index}: ', 'dim'),
-        (request.model or '(model not recorded)', 'blue'),
+        (visible(request.model or '(model not recorded)', newlines=False), 'blue'),
         f' {request.operation}, {tokens}{cost}  {_duration(request.end - request.start)}',
     )
 
 
 def _footer(trace: LoadedTrace, trajectory: Trajectory) -> Iterator[Text]:
+    from rich.text import Text
+
     calls = trajectory.tool_calls
     counts = {s: sum(c.status == s and not c.is_output_function for c in calls) for s in ('ok', 'failed', 'deferred')}
     outputs = sum(c.is_output_function for c in calls)
@@ -151,18 +201,20 @@ def _footer(trace: LoadedTrace, trajectory: Trajectory) -> Iterator[Text]:
     yield Text(f'scored tool calls: {_names(trajectory.calls())}')
     yield Text(f'with include_failed=True: {_names(trajectory.calls(include_failed=True))}')
     for note in trajectory.notes:
-        yield Text(f'note: {note}', style='yellow')
+        yield Text(f'note: {visible(note, newlines=False)}', style='yellow')
     for warning in trace.warnings:
-        yield Text(f'warning: {warning}', style='yellow')
+        yield Text(f'warning: {visible(warning, newlines=False)}', style='yellow')
 
 
 def _names(calls: Sequence[ToolCall]) -> str:
-    return repr([c.name for c in calls])
+    return visible(repr([c.name for c in calls]), newlines=False)
 
 
 def _preview(text: str, full: bool) -> str:
+    """Arguments or a result, escaped (`visible`); on one line and shortened unless `full`."""
     flat = ' '.join(text.split()) if not full else text
-    return flat if full or len(flat) <= PREVIEW else flat[: PREVIEW - 3] + '...'
+    shown = flat if full or len(flat) <= PREVIEW else flat[: PREVIEW - 3] + '...'
+    return visible(shown)
 
 
 def _duration(delta: timedelta) -> str:
@@ -172,10 +224,14 @@ def _duration(delta: timedelta) -> str:
 
 def trace_json(trace: LoadedTrace) -> dict[str, Any]:
     """The trace's trajectory records as JSON-ready data (datetimes as ISO 8601 strings)."""
+    from pydantic_core import to_jsonable_python
+
+    from ..trajectory.extract import extract_trajectory
+
     trajectory = extract_trajectory(trace.tree)
     data: dict[str, Any] = {
         'trace_id': trace.trace_id,
-        'name': trace.name,
+        'name': trace_name(trace),
         'sources': [str(s) for s in trace.sources],
         'warnings': list(trace.warnings),
         'trajectory': {
@@ -197,7 +253,10 @@ def add_parser(commands: Any) -> None:
             ' calls with status, failure stage, arguments and duration, model requests with tokens; then the'
             ' tool-name sequences the evaluators compare, skipped spans and loader warnings.'
         ),
-        epilog='exit status: 0 shown, 2 usage or load error (or no trace matched --trace-id)',
+        epilog=(
+            'exit status: 0 shown, 2 usage or load error (or no trace matched --trace-id), 3 internal error (a bug),'
+            ' 130 interrupted'
+        ),
     )
     inspect.add_argument('traces', nargs='+', metavar='TRACES', help='trace files, directories or globs')
     inspect.add_argument('--trace-id', metavar='ID', help='show only the trace whose id starts with ID')
@@ -209,6 +268,8 @@ def add_parser(commands: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from ..reports.table import make_console
+
     console = make_console(sys.stdout)
     wanted = args.trace_id.lower() if args.trace_id else None
     shown = 0
@@ -217,7 +278,7 @@ def handle(args: argparse.Namespace) -> int:
             continue
         shown += 1
         if args.json:
-            print(json.dumps(trace_json(trace), ensure_ascii=False))
+            print(json_line(trace_json(trace)))
         else:
             console.print(render_trace(trace, full=args.full))
             console.print()

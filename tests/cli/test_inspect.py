@@ -61,7 +61,10 @@ def test_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
     done = run_cli(capsys, 'inspect', traces('baseline'), '--json')
     assert done.code == 0, done.err
     records = [json.loads(line) for line in done.out.splitlines()]
-    assert [r['name'] for r in records] == ['baseline'] * 4  # one file holds the four cases' traces
+    # one file holds the four cases' traces: named by their roots' case_name as `run` names them
+    names = [r['name'] for r in records]
+    assert names[0] == 'refund' and len(set(names)) == 4 and 'baseline' not in names
+    assert len({r['trace_id'] for r in records}) == 4
     refund = records[0]
     assert refund['sources'] == [traces('baseline')]
     assert [c['name'] for c in refund['trajectory']['tool_calls']] == [
@@ -125,3 +128,83 @@ def test_loader_warnings_reach_run_too(capsys: pytest.CaptureFixture[str], odd_t
         r" \('invoke_agent helper'\) has parent [0-9a-f]{16}, which is not in the trace; it became a root\n",
         done.err,
     )
+
+
+HOSTILE = {
+    'osc': '\x1b]0;owned\x07',
+    'csi': '\x1b[2J',
+    'c1': '\x9b2J',
+    'bidi': '\u202e',
+}
+
+
+@pytest.fixture
+def hostile_trace(tmp_path: Path) -> Path:
+    """A trace whose tool name, arguments, result and agent name carry escapes and rich markup, without a case_name."""
+    provider = TracerProvider()
+    tracer = provider.get_tracer('test')
+    text = ''.join(HOSTILE.values())
+    with capture(provider) as captured:
+        agent = {'gen_ai.agent.name': f'[bold red]agent{text}[/x]', 'gen_ai.operation.name': 'invoke_agent'}
+        with tracer.start_as_current_span('invoke_agent x', attributes=agent):
+            tool = {
+                'gen_ai.tool.name': f'[bold red]tool[/bold red][/x]{text}',
+                'gen_ai.tool.call.arguments': json.dumps({'q': text}, ensure_ascii=False),
+                'gen_ai.tool.call.result': f'result{text}[/x]',
+            }
+            with tracer.start_as_current_span('execute_tool t', attributes=tool):
+                pass
+            bad = {'gen_ai.tool.name': 'bad', 'gen_ai.tool.call.arguments': f'not json {text}'}
+            with tracer.start_as_current_span('execute_tool bad', attributes=bad):
+                pass
+    path = tmp_path / 'hostile.otlp.jsonl'
+    write_otlp_json(captured.spans, path)
+    return path
+
+
+@pytest.mark.parametrize('full', [False, True])
+def test_text_from_traces_is_shown_as_text(capsys: pytest.CaptureFixture[str], hostile_trace: Path, full: bool) -> None:
+    done = run_cli(capsys, 'inspect', str(hostile_trace), *(['--full'] if full else []))
+    assert done.code == 0, done.err
+    for char in ('\x1b', '\x07', '\x9b', '\u202e'):
+        assert char not in done.out
+    assert '\\x1b]0;owned\\x07\\x1b[2J\\x9b2J\\u202e' in done.out  # escaped, readable
+    assert '[bold red]tool[/bold red][/x]' in done.out  # markup shown, never interpreted
+    assert '[bold red]agent' in done.out and 'result' in done.out
+    assert 'trace ' in done.out and 'hostile' in done.out  # no case_name: named after the file
+
+
+def test_json_lines_carry_no_raw_escapes(capsys: pytest.CaptureFixture[str], hostile_trace: Path) -> None:
+    done = run_cli(capsys, 'inspect', str(hostile_trace), '--json')
+    assert done.code == 0, done.err
+    for char in ('\x1b', '\x07', '\x9b', '\u202e'):
+        assert char not in done.out
+    (record,) = [json.loads(line) for line in done.out.splitlines()]
+    assert record['name'] == 'hostile'
+    assert record['trajectory']['tool_calls'][0]['arguments'] == {'q': ''.join(HOSTILE.values())}
+
+
+def test_traces_are_named_by_their_case_name(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    provider = TracerProvider()
+    tracer = provider.get_tracer('test')
+    with capture(provider) as captured:
+        for case in ('first', 'second'):
+            with (
+                tracer.start_as_current_span('case', attributes={'case_name': case}),
+                tracer.start_as_current_span('execute_tool t', attributes={'gen_ai.tool.name': 't'}),
+            ):
+                pass
+    path = tmp_path / 'cases.otlp.jsonl'
+    write_otlp_json(captured.spans, path)
+    done = run_cli(capsys, 'inspect', str(path))
+    headers = [line for line in done.out.splitlines() if line.startswith('trace ')]
+    assert [re.sub('[0-9a-f]{32}', 'ID', h) for h in headers] == [
+        'trace ID  first (2 spans)',
+        'trace ID  second (2 spans)',
+    ]
+    assert headers[0].split()[1] != headers[1].split()[1]  # the trace ids tell them apart
+
+
+def test_the_epilog_lists_every_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
+    done = run_cli(capsys, 'inspect', '--help')
+    assert '3 internal error (a bug), 130 interrupted' in ' '.join(done.out.split())

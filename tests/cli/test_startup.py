@@ -37,11 +37,6 @@ def _heavy(module: str) -> bool:
     return module.split('.')[0] not in sys.stdlib_module_names
 
 
-LAZY = pytest.mark.xfail(
-    reason='not ours to change (issue 8): it must import its dependencies lazily too', strict=False
-)
-
-
 @pytest.mark.parametrize(
     'module',
     [
@@ -50,7 +45,7 @@ LAZY = pytest.mark.xfail(
         'cli/common.py',
         'cli/run.py',
         'cli/compare.py',
-        pytest.param('cli/inspect.py', marks=LAZY),
+        'cli/inspect.py',
         '__init__.py',
     ],
 )
