@@ -84,7 +84,7 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
         attributes = node.attributes
         if tool_key in attributes:
             span_name = node.name
-            if span_name.startswith(prefixes) or span_name in span_names:
+            if type(span_name) is str and (span_name.startswith(prefixes) or span_name in span_names):
                 name = attributes[tool_key]
                 if type(name) is not str:
                     notes.append(non_text_tool_name(node, tool_key))
@@ -93,7 +93,9 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
                     continue
                 kind: SpanKind
                 message = attributes.get(message_key)
-                if span_name in output_names or (type(message) is str and message.startswith(message_prefixes)):
+                if span_name in output_names or (
+                    type(message) is str and message.startswith(message_prefixes) and span_name not in span_names
+                ):
                     kind = 'output'
                 elif deferred_key in attributes:
                     kind = 'deferred'
@@ -151,12 +153,16 @@ def count(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Counts:
         attributes = node.attributes
         if tool_key in attributes:
             span_name = node.name
-            if span_name.startswith(prefixes) or span_name in span_names:
+            if type(span_name) is str and (span_name.startswith(prefixes) or span_name in span_names):
                 name = attributes[tool_key]
                 if type(name) is str and name not in not_calls and span_name not in output_names:
                     message = attributes.get(message_key)
                     if (
-                        not (type(message) is str and message.startswith(message_prefixes))
+                        not (
+                            type(message) is str
+                            and message.startswith(message_prefixes)
+                            and span_name not in span_names
+                        )
                         and deferred_key not in attributes
                     ):
                         if node.status == 'error':
