@@ -12,7 +12,7 @@ PY310_CANDIDATES := python3.10 $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/pyth
 MIN_PYTHON ?= $(firstword $(shell for p in $(PY310_CANDIDATES); do $$p -c '' >/dev/null 2>&1 && echo $$p; done) $(PYTHON))
 MIN_VENV := .venv-min
 
-.PHONY: install demo test test-fast lint typecheck pytest test-min bench clean
+.PHONY: install demo test test-fast lint typecheck pytest test-min bench fuzz clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,11 @@ test-min: $(MIN_VENV)/.installed
 
 bench: install
 	$(BIN)/python -m benchmarks.run
+
+# The fuzzing harness (tests/fuzz) at a size CI does not afford: FUZZ_CASES cases or examples per test.
+FUZZ_CASES ?= 5000
+fuzz: install
+	AGENTIC_EVALS_FUZZ_CASES=$(FUZZ_CASES) $(BIN)/pytest -q tests/fuzz
 
 clean:
 	rm -rf $(VENV) $(MIN_VENV)
