@@ -11,7 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .capture import Capture, capture
+    from .capturing import Capture, capture
     from .conversations import ConversationFormat, trajectory_from_messages
     from .errors import AgenticEvalsError, FileError
     from .evaluators._base import ConversationSource
@@ -52,7 +52,7 @@ _EXPORTS: dict[str, str] = {
     'ArgumentMatchMode': '.evaluators.tools',
     'ArgumentOccurrence': '.evaluators.tools',
     'CallStatus': '.trajectory.records',
-    'Capture': '.capture',
+    'Capture': '.capturing',
     'ConversationFormat': '.conversations',
     'ConversationSource': '.evaluators._base',
     'FailureStage': '.trajectory.records',
@@ -75,7 +75,7 @@ _EXPORTS: dict[str, str] = {
     'TrajectoryOrder': '.evaluators.order',
     'argument_correctness': '.scoring.metrics',
     'canonical_json': '.scoring.call_matching',
-    'capture': '.capture',
+    'capture': '.capturing',
     'evaluate_traces': '.offline.evaluate',
     'evaluate_traces_sync': '.offline.evaluate',
     'evaluator_context': '.offline.context',

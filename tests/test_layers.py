@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / 'agentic_evals'
 LAYERS: dict[str, int] = {
     'errors': 0,
     'conventions': 1,
-    'capture': 2,
+    'capturing': 2,
     'traces': 2,
     'trajectory': 3,
     'conversations': 4,

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic_evals.evaluators import EvaluatorContext
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
-from ..capture import Capture
+from ..capturing import Capture
 
 
 def evaluator_context(

@@ -89,3 +89,15 @@ def test_public_api_is_sorted_and_complete() -> None:
     assert sorted(agentic_evals._EXPORTS) == list(agentic_evals.__all__)  # the lazy table and __all__ agree
     for name in agentic_evals.__all__:
         assert hasattr(agentic_evals, name)
+
+
+def test_no_public_name_is_shadowed_by_a_submodule() -> None:
+    """Importing `agentic_evals.x` sets the package attribute `x` to the module, hiding a lazy name `x`."""
+    import importlib
+    import pkgutil
+
+    submodules = {m.name for m in pkgutil.iter_modules(agentic_evals.__path__)}
+    assert submodules.isdisjoint(agentic_evals.__all__)
+    import agentic_evals.capturing
+
+    assert callable(agentic_evals.capture) and not isinstance(agentic_evals.capture, type(agentic_evals))
