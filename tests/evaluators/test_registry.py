@@ -98,6 +98,6 @@ def test_no_public_name_is_shadowed_by_a_submodule() -> None:
 
     submodules = {m.name for m in pkgutil.iter_modules(agentic_evals.__path__)}
     assert submodules.isdisjoint(agentic_evals.__all__)
-    import agentic_evals.capturing
+    importlib.import_module('agentic_evals.capturing')
 
     assert callable(agentic_evals.capture) and not isinstance(agentic_evals.capture, type(agentic_evals))
