@@ -33,7 +33,13 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.sdk.trace import TracerProvider as SdkTracerProvider
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
+from .errors import AgenticEvalsError
+
 _active: ContextVar[tuple[Capture, ...]] = ContextVar('agentic_evals_active_captures', default=())
+
+
+class CaptureError(SpanTreeRecordingError, AgenticEvalsError):
+    """Why `capture()` could not record: it says what to change, so evaluators quote it as it is."""
 
 
 class Capture:
@@ -158,7 +164,7 @@ def _processor_for(tracer_provider: trace.TracerProvider | None) -> _CaptureProc
     if inner is not None and hasattr(inner, 'add_span_processor'):
         provider = inner
     if not hasattr(provider, 'add_span_processor'):
-        return SpanTreeRecordingError(
+        return CaptureError(
             f'the tracer provider ({type(provider).__qualname__}) cannot take span processors, so no spans can be'
             ' captured; use an OpenTelemetry SDK TracerProvider or logfire.configure()'
         )

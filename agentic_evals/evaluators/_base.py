@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
 from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
+from ..capturing import CaptureError
 from ..conversations import trajectory_from_messages
 from ..scoring.metrics import MetricResult, missing_agent
 from ..trajectory.extract import extract_trajectory
@@ -21,6 +22,12 @@ NO_SPAN_TREE_REASON = (
 )
 """The reason without a span tree. Our own advice follows the built-ins' phrase, not pydantic-evals'
 recording error: that one asks for `logfire.configure`, while any OpenTelemetry SDK provider works."""
+
+
+def no_span_tree_reason(error: SpanTreeRecordingError) -> str:
+    """`capture()`'s own errors say exactly what to change and are quoted; pydantic-evals' get our advice."""
+    return f'{NO_SPAN_TREE} ({error.message})' if isinstance(error, CaptureError) else NO_SPAN_TREE_REASON
+
 
 EvaluationValue = bool | float
 
@@ -67,8 +74,8 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
             return self.score_conversation(getattr(ctx, self.conversation), ctx)
         try:
             tree = ctx.span_tree
-        except SpanTreeRecordingError:
-            return EvaluationReason(value=self.failing_value, reason=NO_SPAN_TREE_REASON)
+        except SpanTreeRecordingError as e:
+            return EvaluationReason(value=self.failing_value, reason=no_span_tree_reason(e))
         return self.score_tree(tree, ctx)
 
     def score_tree(self, tree: SpanTree, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:

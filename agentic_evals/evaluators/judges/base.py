@@ -16,7 +16,7 @@ from ...trajectory.extract import extract_trajectory
 from ...trajectory.rendering import NO_TRAJECTORY, render_trajectory
 from ...trajectory.run_io import trace_inputs, trace_output
 from .. import _checks as checks
-from .._base import NO_SPAN_TREE_REASON
+from .._base import no_span_tree_reason
 from .prompts import NOT_RECORDED
 
 # pydantic-evals' documented starting default, used only if its private global ever disappears.
@@ -118,9 +118,9 @@ class JudgeEvaluator(Evaluator[object, object, object]):
         tree: SpanTree | None
         try:
             tree = ctx.span_tree
-        except SpanTreeRecordingError:
+        except SpanTreeRecordingError as e:
             if self.needs_trajectory:
-                raise CannotJudge(NO_SPAN_TREE_REASON) from None
+                raise CannotJudge(no_span_tree_reason(e)) from None
             tree, rendered = None, NO_TRAJECTORY
         else:
             trajectory = extract_trajectory(tree)
