@@ -180,7 +180,8 @@ def test_unreadable_trace_file(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, text: str, message: str
 ) -> None:
     path = _file(tmp_path, name, text)
-    assert _error(capsys, 'run', str(DATASET), path) == f'agentic-evals-otel: error: {path}: {message}'
+    where = f'{path}:1' if text else str(path)  # the first line is the one that is not a trace
+    assert _error(capsys, 'run', str(DATASET), path) == f'agentic-evals-otel: error: {where}: {message}'
 
 
 def test_glob_matching_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
