@@ -175,7 +175,7 @@ def _times(span: Mapping[str, Any], problems: list[str]) -> tuple[datetime, date
 
 
 def decode_jaeger_export(export: Mapping[str, Any], location: Location, assembler: Assembler) -> int:
-    """Every trace of a Jaeger export (`{"data": [...]}`); returns the span id keys seen.
+    """Every trace of a Jaeger export (`{"data": [...]}`); returns the trace id keys seen.
 
     Its other keys are checked by the caller, which knows which other formats the object has.
     """
@@ -191,10 +191,13 @@ def decode_jaeger_export(export: Mapping[str, Any], location: Location, assemble
 
 
 def decode_jaeger_trace(trace: Mapping[str, Any], location: Location, assembler: Assembler) -> int:
-    """Hand every span of one Jaeger trace object to the assembler; returns the span id keys seen."""
+    """Hand every span of one Jaeger trace object to the assembler; returns the trace id keys seen.
+
+    An upper bound: the trace, its spans and their references, each of which may have one.
+    """
     problems: list[str] = []
     spans = as_list(trace.get('spans'), 'spans')
-    seen = len(spans)
+    seen = len(spans) + ('traceID' in trace)
     for index, span in enumerate(spans):
         try:
             seen += _decode_span(span, trace, location, assembler, problems)
@@ -208,7 +211,7 @@ def decode_jaeger_trace(trace: Mapping[str, Any], location: Location, assembler:
 def _decode_span(
     span: Any, trace: Mapping[str, Any], location: Location, assembler: Assembler, problems: list[str]
 ) -> int:
-    """One Jaeger span into the assembler; returns its references (span id keys beside its own)."""
+    """One Jaeger span into the assembler; returns its references (trace id keys beside its own)."""
     if type(span) is not dict:
         raise BadData(f'a span is {kind(span)}, not an object')
     raw_trace = span.get('traceID') or trace.get('traceID')

@@ -63,7 +63,7 @@ def as_list(value: Any, key: str) -> list[Any]:
 def decode_resource_spans(items: Any, key: str, location: Location, assembler: Assembler) -> int:
     """The spans of a list of OTLP `ResourceSpans` (a request's `resourceSpans`, or Tempo's `batches`).
 
-    Returns the span id keys seen (spans, links), for the duplicate-key check of `_shapes`.
+    Returns the trace id keys seen (spans, links), for the repeated-key check of `Reader.decode`.
     """
     seen = 0
     for index, resource_spans in enumerate(as_list(items, key)):
@@ -97,7 +97,7 @@ def _decode_scope(scope_spans: Any, key: str, location: Location, assembler: Ass
 
 
 def decode_spans(spans: list[Any], location: Location, assembler: Assembler) -> int:
-    """Hand a list of OTLP JSON spans to the assembler. Raises `BadData`; returns the span id keys seen.
+    """Hand a list of OTLP JSON spans to the assembler. Raises `BadData`; returns the trace id keys seen.
 
     Written for speed (about a million spans in a few seconds): one pass over each span's fields,
     with the validating helpers only on the rare path: anything unexpected in a span sends that

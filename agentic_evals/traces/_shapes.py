@@ -4,7 +4,7 @@ A JSON line or document is an OTLP request (`resourceSpans`), a Grafana Tempo tr
 a Jaeger export (`data`), a Jaeger trace (`spans`), or a list of those; a value of none of these
 shapes is `NotTraces` (a stray file, when a directory walk found it). `json` keeps only the last
 value of a key repeated in one object, so `check_repeated_keys` parses again, comparing keys, when
-a unit holds more span id keys than its decoders saw.
+a unit holds more trace id keys than its decoders saw.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def _trace_shapes(document: dict[str, Any], location: Location, assembler: Assem
 
 
 def decode_json(document: Any, location: Location, assembler: Assembler) -> int:
-    """Dispatch one parsed JSON value by its shape; returns the span id keys it held (see `Reader.decode`)."""
+    """Dispatch one parsed JSON value by its shape; returns the trace id keys it held (see `Reader.decode`)."""
     if type(document) is dict:
         seen = _trace_shapes(document, location, assembler)
         if seen is not None:

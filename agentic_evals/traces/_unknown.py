@@ -21,7 +21,7 @@ _NOT_SPANS = frozenset({'links', 'references'})
 
 
 def _spans_under(value: Any) -> tuple[int, dict[object, int], int]:
-    """(spans, spans per raw trace id, objects with a span id key) in `value`, walked without recursion."""
+    """(spans, spans per raw trace id, objects with a trace id key) in `value`, walked without recursion."""
     spans = 0
     keys = 0
     per_trace: dict[object, int] = {}
@@ -29,13 +29,13 @@ def _spans_under(value: Any) -> tuple[int, dict[object, int], int]:
     while stack:
         item, in_links = stack.pop()
         if type(item) is dict:
-            if any(key in item for key in _SPAN_ID_KEYS):
+            if any(key in item for key in _TRACE_ID_KEYS):
                 keys += 1
-                if not in_links:
-                    spans += 1
-                    raw = next((item[key] for key in _TRACE_ID_KEYS if key in item), None)
-                    raw = raw if type(raw) is str else None
-                    per_trace[raw] = per_trace.get(raw, 0) + 1
+            if any(key in item for key in _SPAN_ID_KEYS) and not in_links:
+                spans += 1
+                raw = next((item[key] for key in _TRACE_ID_KEYS if key in item), None)
+                raw = raw if type(raw) is str else None
+                per_trace[raw] = per_trace.get(raw, 0) + 1
             for key, child in item.items():
                 if type(child) is list:
                     stack.extend((grandchild, key in _NOT_SPANS) for grandchild in child)
@@ -53,9 +53,9 @@ def unknown_keys(
     assembler: Assembler,
     trace_key: Callable[[object], str],
 ) -> int:
-    """Warn about the spans under keys of `container` outside `known`; returns the span id keys under them.
+    """Warn about the spans under keys of `container` outside `known`; returns the trace id keys under them.
 
-    The count feeds the duplicate-key check (see `_readers`): these spans were seen, not lost.
+    The count feeds the repeated-key check (see `Reader.decode`): these spans were seen, not lost.
     """
     seen = 0
     for key in sorted(key for key in container if key not in known):

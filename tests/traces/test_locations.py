@@ -34,7 +34,7 @@ def test_a_repeated_key_that_would_lose_spans_is_an_error_on_its_line(tmp_path: 
     lines_path, document_path = tmp_path / 't.jsonl', tmp_path / 't.json'
     document_path.write_text(text)
     lines_path.write_text(json.dumps(request(span('9'))) + '\n' + ''.join(text.split()) + '\n')
-    text_with_spans_first = text.replace('"spans": [],\n', '"spans": [{"spanId": "0000000000000003"}],\n', 1)
+    text_with_spans_first = text.replace('"spans": [],\n', f'"spans": [{json.dumps(span("3"))}],\n', 1)
     (tmp_path / 'first.json').write_text(text_with_spans_first)
 
     assert read_traces(document_path)  # an empty first value loses nothing: json's rule applies
@@ -45,7 +45,7 @@ def test_a_repeated_key_that_would_lose_spans_is_an_error_on_its_line(tmp_path: 
 
 
 def test_a_repeated_key_in_a_json_line(tmp_path: Path) -> None:
-    line = json.dumps(request(span('1'))).replace('"spans": [', '"spans": [{"spanId": "0000000000000002"}], "spans": [')
+    line = json.dumps(request(span('1'))).replace('"spans": [', f'"spans": [{json.dumps(span("2"))}], "spans": [')
     path = tmp_path / 't.jsonl'
     path.write_text(json.dumps(request(span('9'))) + '\n' + line + '\n')
 
