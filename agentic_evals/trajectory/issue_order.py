@@ -44,14 +44,15 @@ class Issuers:
         found = self._found
         if index in found:
             return found[index]
-        issuer = self._latest_sibling_request(index)
+        issuer = self.direct(index)
         if issuer is None and self._requests:
             call_id = self._registry.call_id(self._calls[index][SPAN])
             issuer = None if call_id is None else self._issuer_of_id(call_id)
         found[index] = issuer
         return issuer
 
-    def _latest_sibling_request(self, index: int) -> int | None:
+    def direct(self, index: int) -> int | None:
+        """The latest request under the call's parent walked before it (no call-id recovery)."""
         parent = self._calls[index][SPAN].parent
         if self._by_parent is None:
             # Scan back from the last request walked before the call: in pydantic-ai's layout its
@@ -67,6 +68,27 @@ class Issuers:
                 position -= 1
             if position < 0:
                 return None
+        entry = self._index().get(id(parent))
+        if entry is None:
+            return None
+        slot = bisect_right(entry[0], index)  # that parent's requests walked before call `index`
+        return entry[1][slot - 1] if slot else None
+
+    def group_end(self, issuer: int, parent: object) -> int:
+        """Where the calls a response issued under `parent` end: at the parent's next request."""
+        requests = self._requests
+        stop = min(len(requests), issuer + 1 + _SCAN_STEPS)
+        for position in range(issuer + 1, stop):
+            if requests[position][REQUEST_SPAN].parent is parent:
+                return requests[position][CALLS_BEFORE]
+        if stop == len(requests):
+            return len(self._calls)
+        before, positions = self._index()[id(parent)]
+        slot = bisect_right(positions, issuer)
+        return before[slot] if slot < len(positions) else len(self._calls)
+
+    def _index(self) -> dict[int, tuple[list[int], list[int]]]:
+        """Parent (by id) -> (calls walked before, position) of each of its requests, in walk order."""
         if self._by_parent is None:
             by_parent: dict[int, tuple[list[int], list[int]]] = {}
             for position, request in enumerate(self._requests):
@@ -77,11 +99,7 @@ class Issuers:
                 entry[0].append(request[CALLS_BEFORE])
                 entry[1].append(position)
             self._by_parent = by_parent
-        entry = self._by_parent.get(id(parent))
-        if entry is None:
-            return None
-        slot = bisect_right(entry[0], index)  # that parent's requests walked before call `index`
-        return entry[1][slot - 1] if slot else None
+        return self._by_parent
 
     def _issuer_of_id(self, call_id: str) -> int | None:
         if self._by_call_id is not None:
@@ -119,14 +137,23 @@ def in_issue_order(
     for index in invalid:
         if index + 1 == len(calls):
             continue
-        run = id(calls[index][SPAN].parent)
-        if id(calls[index + 1][SPAN].parent) != run:
+        parent = calls[index][SPAN].parent
+        if calls[index + 1][SPAN].parent is not parent:
             continue
-        issuer = issuers(index)
-        if issuer is None or (issuer, run) in seen or issuers(index + 1) != issuer:
-            continue
+        run = id(parent)
+        issuer = issuers.direct(index)
+        if issuer is not None:
+            # Issued in its own run: the group is the run's calls until the run's next response.
+            end = issuers.group_end(issuer, parent)
+            if index + 1 >= end or (issuer, run) in seen:
+                continue
+            slots = [i for i in range(index, end) if calls[i][SPAN].parent is parent]
+        else:
+            issuer = issuers(index)  # found by its call id
+            if issuer is None or (issuer, run) in seen or issuers(index + 1) != issuer:
+                continue
+            slots = _sibling_slots(calls, index, run, issuer, issuers)
         seen.add((issuer, run))
-        slots = _sibling_slots(calls, index, run, issuer, issuers)
         ids = [registry.call_id(calls[i][SPAN]) for i in slots]
         positions = registry.issue_positions(requests[issuer][REQUEST_SPAN], ids)
         by_issue = sorted(range(len(slots)), key=lambda k: (positions.get(ids[k], len(slots)), slots[k]))
