@@ -51,9 +51,11 @@ def json_line(data: object) -> str:
 
 def load_traces(*patterns: str) -> Iterator[LoadedTrace]:
     """`agentic_evals.traces.load_traces`, imported when `inspect` runs (a name tests can patch)."""
+    from ..reports.text import one_line
     from ..traces import load_traces as load
+    from .common import PROG, say
 
-    return load(*patterns)
+    return load(*patterns, on_warning=lambda message: say(one_line(f'{PROG}: warning: {message}')))
 
 
 def trace_name(trace: LoadedTrace) -> str:

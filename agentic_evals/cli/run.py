@@ -141,11 +141,14 @@ async def _score(
             message = f'{PROG}: warning: trace {trace.name} ({trace.trace_id}): {warning}'
             progress.console.print(one_line(message), markup=False, soft_wrap=True)
 
+    def on_warning(message: str) -> None:  # a stray file skipped, a span the loader could not keep
+        progress.console.print(one_line(f'{PROG}: warning: {message}'), markup=False, soft_wrap=True)
+
     cases: list[ReportCase[Any, Any, Any]] = []
     failures: list[ReportCaseFailure[Any, Any, Any]] = []
     try:
         results = scored_cases(
-            load_traces(*sources),
+            load_traces(*sources, on_warning=on_warning),
             dataset=suite.dataset,
             evaluators=() if suite.dataset is not None else suite.evaluators,
             on_trace=on_trace,  # type: ignore[arg-type]

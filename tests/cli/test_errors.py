@@ -405,3 +405,21 @@ def test_a_bad_judge_setting_is_a_usage_error(
         line
         == f'agentic-evals-otel: error: {path}: evaluator {name!r} in the dataset evaluators: bad arguments: {problem}'
     )
+
+
+@pytest.mark.parametrize('command', ['run', 'inspect'])
+def test_a_stray_file_in_a_trace_folder_is_skipped_with_a_warning(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    folder = tmp_path / 'runs'
+    folder.mkdir()
+    (folder / 'trace.otlp.jsonl').write_bytes(Path(traces('baseline')).read_bytes())
+    (folder / 'notes.txt').write_text('hello\n', encoding='utf-8')
+    argv = ['run', str(DATASET), str(folder), '--no-progress'] if command == 'run' else ['inspect', str(folder)]
+    outcome = run_cli(capsys, *argv)
+    assert outcome.code in (0, 1)
+    warnings = [line for line in outcome.err.splitlines() if 'notes.txt' in line]
+    assert warnings == [
+        f'agentic-evals-otel: warning: {folder / "notes.txt"}:1: skipped, not a trace file'
+        " (unknown format: text that is not JSON (it starts with 'hello\\n'))"
+    ]
