@@ -3,8 +3,8 @@
 A document is parsed whole, so a decoder's error knows the path to the bad value (keys and
 indices) but not its line. These helpers find it in the raw text, only on the error path:
 `line_of` steps along the path with the JSON scanner (siblings are skipped at C speed); the two
-token walks (repeated keys, nesting depth) are plain loops over a regular expression, so no
-document is too deep for them.
+structure walks (repeated keys, nesting depth) loop over the brackets alone (strings and values
+removed by byte operations first), so no document is too deep or too large for them.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from ._errors import PathStep
 
 _scan_value = json.JSONDecoder().raw_decode
 _WHITESPACE = re.compile(r'[ \t\n\r]*')
-_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
-_TOKENS = re.compile(rb'(' + _STRING + rb')\s*:|' + _STRING + rb'|[\[\]{}]')
+_KEY = b'\x01'
+_DELETE = bytes(sorted(set(range(256)) - set(b'[]{}\n"\x01')))
+_QUOTED = re.compile(rb'"[^"]*"')
+_OPENING = frozenset(b'[{')
 
 
 def _text(data: bytes) -> str | None:
@@ -86,40 +88,53 @@ def line_of(data: bytes, path: tuple[PathStep, ...]) -> int | None:
     return text.count('\n', 0, pos) + 1
 
 
+def _structure(data: bytes, key: str | None = None) -> bytes:
+    """The document's brackets and newlines only (and `_KEY` where `key` is an object's key), strings removed.
+
+    Byte operations do the work, so a large document is reduced at C speed: escaped backslashes
+    and quotes are dropped, then everything but brackets, quotes and newlines, then strings
+    (empty ones first, the common case; two adjacent strings merging is harmless, as all go).
+    JSON strings hold no raw newline, so line numbers survive.
+    """
+    if key is not None:
+        data = re.sub(re.escape(json.dumps(key).encode()) + rb'\s*:', _KEY, data)
+    unescaped = data.replace(b'\\\\', b'').replace(b'\\"', b'')  # escapes pair from the left, as JSON reads them
+    return _QUOTED.sub(b'', unescaped.translate(None, _DELETE).replace(b'""', b''))
+
+
 def repeated_key_line(data: bytes, key: str) -> int | None:
     """The line where `key` appears a second time in one object."""
-    stack: list[set[str] | None] = []  # the keys of each open object; None for a list
-    for match in _TOKENS.finditer(data):
-        token = match.group()
-        if token in (b'{', b'['):
-            stack.append(set() if token == b'{' else None)
-        elif token in (b'}', b']'):
+    line = 1
+    stack: list[bool] = []  # per open bracket: has `key` been seen in this object?
+    for byte in _structure(data, key):
+        if byte == 10:
+            line += 1
+        elif byte in _OPENING:
+            stack.append(False)
+        elif byte == _KEY[0]:
+            if stack and stack[-1]:
+                return line
             if stack:
-                stack.pop()
-        elif match.group(1) is not None and stack and stack[-1] is not None:
-            try:
-                name = json.loads(match.group(1))
-            except ValueError:
-                continue
-            if name in stack[-1] and name == key:
-                return _line(data, match.start())
-            stack[-1].add(name)
+                stack[-1] = True
+        elif stack:
+            stack.pop()
     return None
 
 
 def deepest_line(data: bytes) -> int:
     """The line where the nesting is deepest (first reached there): where a too-deep document fails."""
+    line = where = 1
     depth = deepest = 0
-    where = 0
-    for match in _TOKENS.finditer(data):
-        token = match.group()
-        if token in (b'{', b'['):
+    for byte in _structure(data):
+        if byte == 10:
+            line += 1
+        elif byte in _OPENING:
             depth += 1
             if depth > deepest:
-                deepest, where = depth, match.start()
-        elif token in (b'}', b']'):
+                deepest, where = depth, line
+        else:
             depth -= 1
-    return _line(data, where)
+    return where
 
 
 def start_line(data: bytes) -> int:

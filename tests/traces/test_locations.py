@@ -238,3 +238,26 @@ def test_a_tempo_document_error_is_on_the_span_line(tmp_path: Path) -> None:
 
     assert error.message == "spanId 'nope' is not 16 hex digits"
     assert error.line == line_with(path.read_text(), '"spanId": "nope"') - 2  # the span's '{'
+
+
+TRICKY_STRINGS = [
+    'a "quoted" [bracket] {brace}',
+    'ends in a backslash \\',
+    '\\"',
+    '\\\\"]',
+    '',
+    'line\nbreak',
+    '"spans": ',
+]
+
+
+def test_document_locations_ignore_brackets_quotes_and_escapes_inside_strings(tmp_path: Path) -> None:
+    tricky = span('1', 'x', attributes=[{'key': text, 'value': {'stringValue': text}} for text in TRICKY_STRINGS])
+    text = json.dumps(request(tricky, span('2')), indent=2)
+    deep = text.replace('"attributes": []', '"attributes": ' + '[' * 3000 + ']' * 3000)
+    repeated = text.replace('"spans": [', f'"spans": [{json.dumps(span("3"))}],\n"spans": [', 1)
+    (tmp_path / 'deep.json').write_text(deep)
+    (tmp_path / 'repeated.json').write_text(repeated)
+
+    assert error_of(tmp_path / 'deep.json').line == line_with(deep, '[[[[')
+    assert error_of(tmp_path / 'repeated.json').line == line_with(repeated, '"spans": [', 1)
