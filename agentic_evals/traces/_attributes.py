@@ -102,22 +102,18 @@ def _json_str(raw: Any) -> str:
 
 def integer(raw: Any) -> int:
     """An int64 as JSON holds it (a number or a decimal string); `ValueError` says why not."""
-    if type(raw) is not bool:
-        try:
-            return int(raw)
-        except (ValueError, TypeError, OverflowError):
-            pass
-    raise ValueError(f'{preview(raw)} is not an integer')
+    try:
+        return int(raw)
+    except (ValueError, TypeError, OverflowError):
+        raise ValueError(f'{preview(raw)} is not an integer') from None
 
 
 def double(raw: Any) -> float:
     """A double as JSON holds it (also `"NaN"`, `"Infinity"`); `ValueError` says why not."""
-    if type(raw) is not bool:
-        try:
-            return float(raw)
-        except (ValueError, TypeError):
-            pass
-    raise ValueError(f'{preview(raw)} is not a number')
+    try:
+        return float(raw)
+    except (ValueError, TypeError):
+        raise ValueError(f'{preview(raw)} is not a number') from None
 
 
 def _json_plain(value: Any) -> Any:
@@ -206,15 +202,14 @@ def decode_json_attributes(key_values: Any, problems: list[str]) -> dict[str, At
     """Decode an OTLP JSON `attributes` list; skipped attributes are described in `problems`.
 
     The loop is the fast path for well-formed lists (string values need no dispatch); anything
-    odd in the list's shape sends the whole list to the careful path, which skips what it cannot
-    use, one warning each, and never raises.
+    odd in the list sends the whole list to the careful path, which skips what it cannot use, one
+    warning each, and never raises.
     """
     if type(key_values) is not list:
         if key_values is not None:
             problems.append(f'attributes is {kind_of(key_values)}, not a list; skipped')
         return {}
     attributes: dict[str, AttributeValue] = {}
-    mark = len(problems)
     try:
         for key_value in key_values:
             key = key_value['key']
@@ -223,13 +218,11 @@ def decode_json_attributes(key_values: Any, problems: list[str]) -> dict[str, At
             if type(raw) is str and type(key) is str:  # the common case, without a dispatch
                 attributes[key] = raw
                 continue
-            if type(key) is not str:
-                raise TypeError
-            decoded = _json_value(key, value, problems)
-            if decoded is not None:
-                attributes[key] = decoded
-    except (TypeError, KeyError, AttributeError):
-        del problems[mark:]
+            if type(key) is not str or len(value) != 1:
+                raise TypeError(key)
+            [(value_kind, raw)] = value.items()
+            attributes[key] = _JSON_ATTRIBUTE[value_kind](raw)
+    except (TypeError, KeyError, AttributeError, ValueError, OverflowError, RecursionError, UnknownValue):
         return _careful_json_attributes(key_values, problems)
     return attributes
 
