@@ -165,9 +165,10 @@ class Family:
         """The ids of the tool calls a model response issued, in the order the model issued them."""
         return None
 
-    def first_issuer(self, requests: Sequence[SpanNode], call_id: str) -> int | None:
-        """The position of the first of `requests` whose response issued `call_id` (as
-        `issued_call_ids` would say, but for one id over many responses, so it can search fast)."""
+    def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:
+        """For each response, the recorded text in which its issued call ids appear, each quoted,
+        when they are made of characters JSON writes as themselves (`None` for one that issued
+        nothing): lets an id be searched for across all responses at once instead of parsing each."""
         return None
 
     def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int] | None:

@@ -165,14 +165,8 @@ class GenAI(Family):
         raw = node.attributes.get(OUTPUT_MESSAGES)
         return None if raw is None else list(messages.tool_call_ids(raw))
 
-    def first_issuer(self, requests: Sequence[SpanNode], call_id: str) -> int | None:
-        quoted = f'"{call_id}"' if messages.is_literal(call_id) else ''
-        for position, node in enumerate(requests):
-            raw = node.attributes.get(OUTPUT_MESSAGES)
-            # The quoted id must appear in text that holds it; only then are the messages parsed.
-            if type(raw) is str and quoted in raw and call_id in messages.tool_call_ids(raw):
-                return position
-        return None
+    def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:
+        return [raw if type(raw := node.attributes.get(OUTPUT_MESSAGES)) is str else None for node in nodes]
 
     def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int] | None:
         # Finding each quoted id in the raw JSON orders them as positions would, without parsing;

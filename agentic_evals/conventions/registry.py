@@ -137,7 +137,7 @@ class Registry:
                 'usage',
                 'request_facts',
                 'issued_call_ids',
-                'first_issuer',
+                'issued_texts',
                 'issue_positions',
                 'agent_run',
                 'run_prompt',
@@ -223,10 +223,16 @@ class Registry:
         answer: list[str] | None = _first(self._asked['issued_call_ids'], node)
         return [] if answer is None else answer
 
-    def first_issuer(self, requests: Sequence[SpanNode], call_id: str) -> int | None:
-        """The position of the first of `requests` whose response issued `call_id`, by any family."""
-        found = [p for ask in self._asked['first_issuer'] if (p := ask(requests, call_id)) is not None]
-        return min(found) if found else None
+    def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None]:
+        """Each response's issued-call text, from the first family that has one for it."""
+        texts: list[str | None] | None = None
+        for ask in self._asked['issued_texts']:
+            found: list[str | None] | None = ask(nodes)
+            if found is not None and texts is None:
+                texts = found
+            elif found is not None and texts is not None:
+                texts = [a if a is not None else b for a, b in zip(texts, found, strict=True)]
+        return [None] * len(nodes) if texts is None else texts
 
     def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int]:
         answer: dict[str | None, int] | None = _first(self._asked['issue_positions'], node, call_ids)

@@ -7,14 +7,18 @@ issue order needs the issuers of the few calls around a validation failure, and 
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import accumulate
 
+from pydantic_evals.otel.span_tree import SpanNode
+
+from ..conventions.messages import is_literal
 from ..conventions.registry import REGISTRY, Registry
 from .walk import CALLS_BEFORE, REQUEST_SPAN, SPAN, Call, Request
 
 _SCAN_STEPS = 8
-"""Requests a look-up scans back through before the requests are indexed by parent."""
+"""How far back a look-up scans the requests, once the first few have scanned all the way."""
 _SCANS_BEFORE_INDEXING = 16
-"""Call-id look-ups answered by scanning the responses before their ids are indexed."""
+"""Look-ups answered by scanning before the requests are indexed (by parent, by call id)."""
 
 
 class Issuers:
@@ -36,9 +40,11 @@ class Issuers:
         self._requests = requests
         self._found: dict[int, int | None] = {}
         self._before: list[int] | None = None
+        self._scans = 0
         self._by_parent: dict[int, tuple[list[int], list[int]]] | None = None
         self._by_call_id: dict[str, int] | None = None
         self._id_scans: dict[str, int | None] = {}
+        self._texts: tuple[str, list[int]] | None = None
 
     def __call__(self, index: int) -> int | None:
         found = self._found
@@ -56,12 +62,14 @@ class Issuers:
         parent = self._calls[index][SPAN].parent
         if self._by_parent is None:
             # Scan back from the last request walked before the call: in pydantic-ai's layout its
-            # own run's latest response is a step or two away. Past a few steps, index the requests.
+            # own run's latest response is a step or two away. The first few look-ups scan all the
+            # way (cheaper than an index for one record); later ones a few steps, then the index.
             if self._before is None:
                 self._before = [request[CALLS_BEFORE] for request in self._requests]
             requests = self._requests
             position = bisect_right(self._before, index) - 1
-            stop = max(-1, position - _SCAN_STEPS)
+            self._scans += 1
+            stop = max(-1, position - _SCAN_STEPS) if self._scans > _SCANS_BEFORE_INDEXING else -1
             while position > stop:
                 if requests[position][REQUEST_SPAN].parent is parent:
                     return position
@@ -114,8 +122,26 @@ class Issuers:
                     by_call_id.setdefault(issued, position)
             self._by_call_id = by_call_id
             return by_call_id.get(call_id)
-        found = self._id_scans[call_id] = self._registry.first_issuer(nodes, call_id)
+        found = self._id_scans[call_id] = self._search(nodes, call_id)
         return found
+
+    def _search(self, nodes: list[SpanNode], call_id: str) -> int | None:
+        """The first response that issued `call_id`: its quoted id is found in all the responses'
+        texts at once (one search in C), and only the responses where it appears are parsed."""
+        if not is_literal(call_id):
+            return next((p for p, node in enumerate(nodes) if call_id in self._registry.issued_call_ids(node)), None)
+        if self._texts is None:
+            texts = [text or '' for text in self._registry.issued_texts(nodes)]
+            self._texts = ('\x00'.join(texts), list(accumulate(map((1).__add__, map(len, texts)))))
+        joined, ends = self._texts
+        quoted = f'"{call_id}"'
+        offset = joined.find(quoted)
+        while offset >= 0:
+            position = bisect_right(ends, offset)  # the response whose text holds this offset
+            if call_id in self._registry.issued_call_ids(nodes[position]):
+                return position
+            offset = joined.find(quoted, ends[position])  # not a tool call part there: the next response
+        return None
 
 
 def in_issue_order(

@@ -47,3 +47,18 @@ def test_siblings_use_the_latest_request_of_their_parent() -> None:
     b.tool('c', main)  # still the main run's first response: the sub-agent's request is not its parent's
     t = extract_trajectory(b.build())
     assert [(c.name, c.issued_by) for c in t.tool_calls] == [('a', 0), ('ask', 0), ('b', 1), ('c', 0)]
+
+
+def test_an_id_quoted_in_text_is_not_an_issued_call() -> None:
+    """The ids are searched for in the responses' raw text; only tool-call parts count."""
+    import json
+
+    b = TreeBuilder()
+    main = b.agent('main')
+    mention = [{'role': 'assistant', 'parts': [{'type': 'text', 'content': 'see "c1"'}]}]
+    b.chat(main, **{'gen_ai.output.messages': json.dumps(mention)})
+    issuing = b.chat(main, issued=['c1', 'odd"id'])
+    b.tool('a', issuing, call_id='c1')
+    b.tool('b', issuing, call_id='odd"id')  # JSON escapes the quote: the text is parsed instead
+    t = extract_trajectory(b.build())
+    assert [(c.name, c.issued_by) for c in t.tool_calls] == [('a', 1), ('b', 1)]
