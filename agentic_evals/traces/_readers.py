@@ -167,6 +167,8 @@ class Reader:
             )
             where = line or repeated_key_line(data, repeated.key) or start_line(data)
             raise FileError(self.path, message, line=where) from None
+        except RecursionError:  # lists in lists, as deep as the parser just managed
+            raise FileError(self.path, 'JSON nested too deeply to read', line=line or deepest_line(data)) from None
 
     def json_error(self, error: ValueError | RecursionError, data: bytes, line: int | None) -> FileError:
         """Why `data` (a line without its newline, or a whole document when `line` is None) is not JSON, and where."""

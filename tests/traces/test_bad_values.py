@@ -371,3 +371,22 @@ def test_base64_ids_as_the_protobuf_json_mapping_writes_them_are_read(tmp_path: 
     assert trace.trace_id == '0af7651916cd43dd8448eb211c80319c'
     assert [(node.span_id, node.parent_span_id) for node in trace.tree] == [(1, None), (2, 1)]
     assert trace.warnings == ()
+
+
+@pytest.mark.parametrize('suffix', ['jsonl', 'json'])
+def test_nesting_the_parser_took_but_the_decoder_cannot_is_a_located_error(
+    suffix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lists in lists just under the parser's limit: decoding them recurses a few frames deeper."""
+    from agentic_evals.traces import _readers
+
+    def too_deep(*_: object) -> int:
+        raise RecursionError
+
+    monkeypatch.setattr(_readers, 'decode_json', too_deep)
+    path = write(tmp_path / f't.{suffix}', request(span('1')))
+
+    error = error_of(path)
+
+    assert error.message == 'JSON nested too deeply to read'
+    assert error.line == (1 if suffix == 'jsonl' else line_of(path, '"attributes": []'))
