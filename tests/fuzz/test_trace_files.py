@@ -571,15 +571,17 @@ def _extract(traces: list[LoadedTrace]) -> None:
         render_trace(trace)
 
 
-def check(path: Path, data: bytes, *, by_directory: bool = False) -> str | None:
+def check(path: Path, data: bytes, *, by_directory: bool = False, beside: Path | None = None) -> str | None:
     """Load `path` (holding `data`), or the directory holding only it; what broke a promise, or None.
 
     Through a directory, a file that is no trace format may be skipped with a warning instead.
+    `beside` is a good file loaded first, so spans of the same traces merge across the two.
     """
     warnings: list[str] = []
     started = time.process_time()  # CPU time: a busy machine does not fail the check
+    sources = ([beside] if beside else []) + [path.parent if by_directory else path]
     try:
-        traces = read_traces(path.parent if by_directory else path, on_warning=warnings.append)
+        traces = read_traces(*sources, on_warning=warnings.append)
     except FileError as error:
         elapsed = time.process_time() - started
         message = str(error)
@@ -603,6 +605,9 @@ def check(path: Path, data: bytes, *, by_directory: bool = False) -> str | None:
         return None if by_directory and not traces else f'skipped a file it read: {warnings}'
     content = decompressed(data)
     expected = count_spans(content) if content is not None else None
+    if beside is not None and expected is not None:
+        good = count_spans(decompressed(beside.read_bytes()) or b'')
+        expected = None if good is None else expected + good
     loaded = sum(len(trace.tree.nodes_by_id) for trace in traces)
     said = warned_spans(warnings + [warning for trace in traces for warning in trace.warnings])
     if expected is not None and expected > loaded + said:
@@ -629,12 +634,14 @@ def test_mutated_trace_files_load_or_fail_cleanly(tmp_path: Path) -> None:
         fixture = rng.choice(FIXTURES)
         data, what = mutate(rng, fixture)
         by_directory = rng.random() < 0.2
+        beside = fixture if rng.random() < 0.1 else None
         path = tmp_path / f'case{case}' / fixture.name
         path.parent.mkdir()
         path.write_bytes(data)
-        problem = check(path, data, by_directory=by_directory)
+        problem = check(path, data, by_directory=by_directory, beside=beside)
         if problem is not None:
             via = ', through its directory' if by_directory else ''
+            via += ', beside the original' if beside else ''
             failures.append(f'case {case} ({fixture.name}{via}, {what}): {problem}')
         path.unlink()
         path.parent.rmdir()
