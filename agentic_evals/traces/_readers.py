@@ -157,7 +157,7 @@ class Reader:
             if seen < expected:
                 check_repeated_keys(data)
         except BadData as error:
-            if isinstance(error, NotTraces) and self.found and first and not error.path:
+            if isinstance(error, NotTraces) and self.found and first and not any(error.path):  # nothing read yet
                 raise Stray(self.path, f'skipped, not a trace file ({error.message})', line=line or 1) from None
             where = line or line_of(data, error.path) or start_line(data)
             raise FileError(self.path, error.message, line=where) from None

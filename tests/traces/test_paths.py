@@ -127,6 +127,7 @@ STRAY = {
     'package.json': json.dumps({'name': 'ui', 'version': '1.0.0', 'dependencies': {}}, indent=2).encode(),
     'report.json': json.dumps({'schema': 'agentic-evals/report@1', 'cases': []}).encode() + b'\n',
     'empty.jsonl': b'',
+    'numbers.json': b'[1, 2, 3]\n',
     'image.png': b'\x89PNG\r\n\x1a\n' + bytes(64),
 }
 STRAY_PROBLEMS = {
@@ -134,6 +135,7 @@ STRAY_PROBLEMS = {
     'package.json': "unknown format: a JSON object that is not an OTLP request or a Jaeger export (keys: 'dependencies', 'name', 'version')",
     'report.json': "unknown format: a JSON object that is not an OTLP request or a Jaeger export (keys: 'cases', 'schema')",
     'empty.jsonl': 'empty file',
+    'numbers.json': 'unknown format: a number, not an OTLP request or a Jaeger export',
     'image.png': 'unknown format: binary data that is not an OTLP protobuf request',
 }
 
