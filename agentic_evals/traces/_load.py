@@ -5,7 +5,8 @@ that mentions it, without decoding JSON. The second decodes unit by unit and yie
 soon as its last unit is in, so memory holds only the traces still open (for a JSON lines file
 written trace by trace, one), not the file. Protobuf files and single JSON documents have no
 smaller unit and are parsed whole. Problems in a unit surface when the second pass reaches it:
-traces yielded before stay valid.
+traces yielded before stay valid. Only what stops the first pass too (a line over the size limit,
+corrupt or truncated gzip data, an unreadable file) raises before the first trace.
 """
 
 from __future__ import annotations

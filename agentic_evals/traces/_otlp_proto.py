@@ -21,7 +21,7 @@ from pydantic_evals.otel.span_tree import SpanNode
 from ..conventions.otel import EXCEPTION_EVENT
 from ._assemble import Assembler, Location
 from ._attributes import decode_proto_attributes, fold_exception
-from ._errors import BadData, NotTraces
+from ._errors import BadData, NotTraces, preview
 from ._otlp_json import STATUS
 from ._protowire import first_problem
 
@@ -49,7 +49,7 @@ def parse_proto(data: bytes) -> ExportTraceServiceRequest:
 
 def _trace_key(raw: object) -> str:
     if not isinstance(raw, bytes) or len(raw) != 16:
-        raise BadData(f'trace_id must be 16 bytes, not {raw!r}')
+        raise BadData(f'trace_id must be 16 bytes, not {preview(raw)}')
     if not any(raw):
         raise BadData('trace_id is all zeros, which OpenTelemetry reserves for "no trace"')
     return raw.hex()
@@ -57,7 +57,7 @@ def _trace_key(raw: object) -> str:
 
 def _span_id(raw: bytes) -> int:
     if len(raw) != 8:
-        raise BadData(f'span_id must be 8 bytes, not {raw!r}')
+        raise BadData(f'span_id must be 8 bytes, not {preview(raw)}')
     value = int.from_bytes(raw, 'big')
     if not value:
         raise BadData('span_id is all zeros, which OpenTelemetry reserves for "no span"')
@@ -68,7 +68,7 @@ def _parent_span_id(raw: bytes) -> int | None:
     if not raw:
         return None
     if len(raw) != 8:
-        raise BadData(f'parent_span_id must be empty or 8 bytes, not {raw!r}')
+        raise BadData(f'parent_span_id must be empty or 8 bytes, not {preview(raw)}')
     return int.from_bytes(raw, 'big') or None
 
 
@@ -94,10 +94,10 @@ def scopes(resource_spans: ResourceSpans, notes: list[str] | None = None) -> Ite
             scope = ScopeSpans()
             try:
                 scope.ParseFromString(field.data)
-            except Exception:  # DecodeError: the parse of the whole file already checked the wire format
-                raise BadData('instrumentation_library_spans is not a valid ScopeSpans').within(
-                    _LEGACY_SCOPES, legacy
-                ) from None
+            except Exception:  # DecodeError: the parser skipped this field unread, as unknown to it
+                _, problem = first_problem(field.data, ScopeSpans.DESCRIPTOR) or (0, 'the parser refused it')
+                message = f'instrumentation_library_spans is not a valid ScopeSpans ({problem})'
+                raise BadData(message).within(_LEGACY_SCOPES, legacy) from None
             yield _LEGACY_SCOPES, legacy, scope
             legacy += 1
         elif notes is not None and field.wire_type == 2:
