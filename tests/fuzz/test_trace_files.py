@@ -16,7 +16,8 @@ checks the loader's promises:
 `AGENTIC_EVALS_FUZZ_CASES` sets the number of cases (default `CASES`, about 20 seconds here;
 `make fuzz` runs thousands), `AGENTIC_EVALS_FUZZ_SEED` the seed, `AGENTIC_EVALS_FUZZ_CASE` one
 case to replay. With `AGENTIC_EVALS_FUZZ_EXTRACT=1`, every loaded tree also goes through
-`extract_trajectory` and the `inspect` views, which must not raise either.
+`extract_trajectory`, and the file through `inspect` and `inspect --json`, which must neither
+raise nor end in an internal error (exit status 3).
 """
 
 from __future__ import annotations
@@ -561,14 +562,23 @@ def mutate(rng: random.Random, path: Path) -> tuple[bytes, str]:
 # ------------------------------------------------------------------------------------------
 
 
-def _extract(traces: list[LoadedTrace]) -> None:
+def _extract(traces: list[LoadedTrace], sources: list[Path]) -> str | None:
+    """Extraction on every tree, and `inspect` (tree and `--json`) on the sources: no exception, no internal error."""
+    import contextlib
+    import io
+
     from agentic_evals import extract_trajectory
-    from agentic_evals.cli.inspect import render_trace, trace_json
+    from agentic_evals.cli import main
 
     for trace in traces:
         extract_trajectory(trace.tree)
-        trace_json(trace)
-        render_trace(trace)
+    for flags in ([], ['--json']):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(['inspect', *flags, *map(str, sources)])
+        if status not in (0, 2):
+            return f'inspect {" ".join(flags)} exited {status}: {err.getvalue()[-300:]!r}'
+    return None
 
 
 def check(path: Path, data: bytes, *, by_directory: bool = False, beside: Path | None = None) -> str | None:
@@ -614,7 +624,7 @@ def check(path: Path, data: bytes, *, by_directory: bool = False, beside: Path |
         return f'{expected - loaded - said} of {expected} spans lost without a warning ({loaded} loaded)'
     if EXTRACT:
         try:
-            _extract(traces)
+            return _extract(traces, sources)
         except Exception as error:
             return f'extraction raised {type(error).__name__}: {error!s:.300}'
     return None
