@@ -26,9 +26,10 @@ class Issuers:
 
     A call's issuer is the latest model request under the same parent span (its agent run) before
     it: pydantic-ai runs a response's calls after the response and before the next request of the
-    same run. A call with none (an approved deferred call, run first when its run resumes; or a
-    framework that puts tool spans under the model span) is issued by the first response whose
-    output holds its call id.
+    same run. A call with none is issued by the response its span is nested in when that response
+    holds its call id (frameworks that put tool spans under the model span), else by the first
+    response whose output holds its call id (an approved deferred call, run first when its run
+    resumes).
 
     A record or a reordering asks for a few calls' issuers; `inspect` for all. Look-ups scan the
     requests near the call, and build an index only when that does not find the answer.
@@ -53,9 +54,29 @@ class Issuers:
         issuer = self.direct(index)
         if issuer is None and self._requests:
             call_id = self._registry.call_id(self._calls[index][SPAN])
-            issuer = None if call_id is None else self._issuer_of_id(call_id)
+            if call_id is not None:
+                issuer = self._enclosing_issuer(index, call_id)
+                if issuer is None:
+                    issuer = self._issuer_of_id(call_id)
         found[index] = issuer
         return issuer
+
+    def _enclosing_issuer(self, index: int, call_id: str) -> int | None:
+        """The model request that is the call span's parent, when that response issued `call_id`.
+
+        Frameworks that put a response's tool spans under its model span say who issued them; then
+        only that response is read, not every response's text.
+        """
+        if self._before is None:
+            self._before = [request[CALLS_BEFORE] for request in self._requests]
+        parent = self._calls[index][SPAN].parent
+        requests = self._requests
+        position = bisect_right(self._before, index) - 1  # a parent starts before its child
+        for candidate in range(position, max(-1, position - _SCAN_STEPS), -1):
+            node = requests[candidate][REQUEST_SPAN]
+            if node is parent:
+                return candidate if call_id in self._registry.issued_call_ids(node) else None
+        return None
 
     def direct(self, index: int) -> int | None:
         """The latest request under the call's parent walked before it (no call-id recovery)."""

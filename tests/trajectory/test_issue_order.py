@@ -62,3 +62,17 @@ def test_an_id_quoted_in_text_is_not_an_issued_call() -> None:
     b.tool('b', issuing, call_id='odd"id')  # JSON escapes the quote: the text is parsed instead
     t = extract_trajectory(b.build())
     assert [(c.name, c.issued_by) for c in t.tool_calls] == [('a', 1), ('b', 1)]
+
+
+def test_the_response_a_call_hangs_under_issued_it() -> None:
+    """Even when an earlier response holds the same id (a broken trace): the nesting says who issued it."""
+    b = TreeBuilder()
+    main = b.agent('main')
+    b.chat(main, issued=['dup'])
+    under = b.chat(main, issued=['dup'])
+    b.tool('a', under, call_id='dup')
+    b.tool('b', main, call_id='dup')  # beside the responses: the latest of its own run's
+    orphan = b.span('step', main)
+    b.tool('c', orphan, call_id='dup')  # under no response: the first that issued the id
+    t = extract_trajectory(b.build())
+    assert [(c.name, c.issued_by) for c in t.tool_calls] == [('a', 1), ('b', 1), ('c', 0)]
