@@ -15,6 +15,8 @@ from . import _checks as checks
 from ._base import ConversationSource, TrajectoryEvaluator, as_reason
 
 _FROM_METRIC = f'ctx.metrics[{REQUESTS_METRIC!r}]'
+_METRIC_SUFFIXES: dict[object, str] = {}
+"""`MaxModelRequests`' reason after the count, by budget (a budget is a small int)."""
 
 
 @dataclass(repr=False)
@@ -78,23 +80,28 @@ class MaxModelRequests(TrajectoryEvaluator):
         return [checks.non_negative_int('max_requests', self.max_requests)]
 
     def evaluate(self, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        if self.conversation is None and self.agent is None and self.include_subagents:
-            # pydantic-evals counted the requests already: read the metric, extract nothing. (The
-            # span tree is still checked first, as the built-in does.)
-            metric = ctx.metrics.get(REQUESTS_METRIC)
-            if isinstance(metric, int) or (isinstance(metric, float) and math.isfinite(metric)):
-                try:
-                    _ = ctx.span_tree
-                except SpanTreeRecordingError:
-                    return super().evaluate(ctx)
-                count = int(metric)
-                # The shared phrase, made once per budget with the count left out: this path is all
-                # the evaluator does on most cases, and it must not cost more than the built-in's.
-                phrase = self.__dict__.get('_phrase')
-                if phrase is None or phrase[0] != self.max_requests:
-                    text = budget_reason(0, _FROM_METRIC, self.max_requests, None, True)[1:]
-                    phrase = self.__dict__['_phrase'] = (self.max_requests, text)
-                return EvaluationReason(value=count <= self.max_requests, reason=f'{count}{phrase[1]}')
+        # pydantic-evals counted the requests already: read its metric and extract nothing. This is
+        # all the evaluator does on most cases, so it does no more than the built-in does.
+        metric = ctx.metrics.get(REQUESTS_METRIC)
+        if (
+            (isinstance(metric, int) or (isinstance(metric, float) and math.isfinite(metric)))
+            and self.conversation is None
+            and self.agent is None
+            and self.include_subagents
+        ):
+            try:
+                _ = ctx.span_tree  # checked first, as the built-in does
+            except SpanTreeRecordingError:
+                return super().evaluate(ctx)
+            count = int(metric)
+            # The shared phrase with the count left out, made once per budget: formatting it on
+            # every case would cost more than the rest of this path.
+            suffix = _METRIC_SUFFIXES.get(self.max_requests)
+            if suffix is None:
+                suffix = _METRIC_SUFFIXES[self.max_requests] = budget_reason(
+                    0, _FROM_METRIC, self.max_requests, None, True
+                )[1:]
+            return EvaluationReason(value=count <= self.max_requests, reason=f'{count}{suffix}')
         return super().evaluate(ctx)
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
