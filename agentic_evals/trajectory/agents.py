@@ -3,6 +3,10 @@
 A call belongs to the nearest enclosing agent run; its path lists every enclosing run, outermost
 first. Agent-as-tool delegation nests `invoke_agent expert` under `execute_tool ask_expert`, so the
 path tells the expert's calls from the main agent's.
+
+Paths are capped at `MAX_AGENT_DEPTH` names: a run nested deeper keeps the outermost
+`MAX_AGENT_DEPTH - 1` and its own name. Real agents nest a few levels; without the cap a trace of
+runs nested 10,000 deep would hold paths of 50 million names in all.
 """
 
 from __future__ import annotations
@@ -15,6 +19,16 @@ from ..conventions.registry import REGISTRY
 from .records import AgentRun, AgentStructure
 
 agent_run = REGISTRY.agent_run
+
+MAX_AGENT_DEPTH = 64
+"""The most names an agent path holds (see the module docstring)."""
+
+
+def capped(path: tuple[str, ...], name: str) -> tuple[str, ...]:
+    """`path` of the enclosing run, extended by `name` within `MAX_AGENT_DEPTH`."""
+    if len(path) < MAX_AGENT_DEPTH:
+        return (*path, name)
+    return (*path[: MAX_AGENT_DEPTH - 1], name)
 
 
 def path_by_climbing(node: SpanNode) -> tuple[str, ...]:
@@ -35,7 +49,10 @@ def path_by_climbing(node: SpanNode) -> tuple[str, ...]:
             if id(ancestor) in seen:
                 break
             seen.add(id(ancestor))
-    return tuple(reversed(names))
+    names.reverse()
+    if len(names) > MAX_AGENT_DEPTH:
+        return (*names[: MAX_AGENT_DEPTH - 1], names[-1])
+    return tuple(names)
 
 
 _CYCLE_CHECK_AFTER = 256
@@ -79,7 +96,7 @@ def _start_run(
     key = id(node)
     path = path_of.get(key)
     if path is None:
-        path = path_of[key] = (*path_of[enclosing], name)
+        path = path_of[key] = capped(path_of[enclosing], name)
     run_of[key] = key
     return path
 

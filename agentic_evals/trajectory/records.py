@@ -37,7 +37,8 @@ class ToolCall:
     agent: str | None
     """The agent that made the call: the nearest enclosing agent run."""
     agent_path: tuple[str, ...]
-    """The enclosing agent runs, outermost first; ends with `agent`."""
+    """The enclosing agent runs, outermost first; ends with `agent` (at most 64 names: deeper runs
+    keep the outermost 63 and their own)."""
     start: datetime
     end: datetime
     span_id: int

@@ -14,6 +14,7 @@ from pydantic_evals.evaluators import Evaluator
 
 import agentic_evals as ae
 from agentic_evals import trajectory_from_messages
+from agentic_evals.trajectory.agents import MAX_AGENT_DEPTH
 from agentic_evals.trajectory.extract import extract_trajectory
 from agentic_evals.trajectory.rendering import render_trajectory
 
@@ -60,7 +61,11 @@ def test_agent_runs_nested_ten_thousand_deep(reverse: bool) -> None:
     for scope in ({}, {'agent': 'main', 'include_subagents': False}):
         assert results(context(tree), **scope)['ToolCorrectness'].value is True
     trajectory = extract_trajectory(tree)
-    assert len(trajectory.calls()[0].agent_path) == DEPTH
+    # Paths are capped, so the structure grows with the number of runs, not its square.
+    path = trajectory.calls()[0].agent_path
+    assert len(path) == MAX_AGENT_DEPTH and path[-1] == 'main'
+    assert sum(len(run.path) for run in trajectory.agents) <= DEPTH * MAX_AGENT_DEPTH
+    assert sorted(len(run.path) for run in trajectory.agents)[:3] == [1, 2, 3]
     assert 'a' in render_trajectory(trajectory)
 
 
