@@ -59,8 +59,9 @@ bench: install
 
 # The fuzzing harness (tests/fuzz) at a size CI does not afford: FUZZ_CASES cases or examples per test.
 FUZZ_CASES ?= 5000
+FUZZ_CLI_CASES ?= 200
 fuzz: install
-	AGENTIC_EVALS_FUZZ_CASES=$(FUZZ_CASES) $(BIN)/pytest -q tests/fuzz
+	AGENTIC_EVALS_FUZZ_CASES=$(FUZZ_CASES) AGENTIC_EVALS_FUZZ_CLI_CASES=$(FUZZ_CLI_CASES) $(BIN)/pytest -q tests/fuzz
 
 clean:
 	rm -rf $(VENV) $(MIN_VENV)
