@@ -163,6 +163,21 @@ def _open_text(path: Path, append: bool) -> TextIO:
     return cast(TextIO, open(path, mode, encoding='utf-8'))
 
 
+def _line(request: dict[str, Any]) -> str:
+    """One request as a JSON line that UTF-8 can encode.
+
+    Text as it is, except in a request holding a lone surrogate (any Python string may, and spans
+    copy strings from anywhere): UTF-8 cannot encode one, so that line is written with `\\uXXXX`
+    escapes, which JSON readers turn back into the same string.
+    """
+    text = json.dumps(request, separators=(',', ':'), ensure_ascii=False)
+    try:
+        text.encode('utf-8')
+    except UnicodeEncodeError:
+        text = json.dumps(request, separators=(',', ':'))
+    return text + '\n'
+
+
 def write_otlp_json(spans: Iterable[ReadableSpan], path: str | Path, *, append: bool = False) -> int:
     """Write finished spans to `path` as OTLP JSON lines, one request per trace; returns the span count.
 
@@ -173,7 +188,7 @@ def write_otlp_json(spans: Iterable[ReadableSpan], path: str | Path, *, append: 
     written = 0
     with _open_text(path, append) as stream:
         for count, request in _requests(spans):
-            stream.write(json.dumps(request, separators=(',', ':'), ensure_ascii=False) + '\n')
+            stream.write(_line(request))
             written += count
     return written
 

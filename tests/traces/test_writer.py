@@ -154,6 +154,22 @@ def test_append(provider: tuple[TracerProvider, InMemorySpanExporter], tmp_path:
     assert_same_trees(spans, read_traces(path))
 
 
+@pytest.mark.parametrize('suffix', ['.jsonl', '.jsonl.gz'])
+def test_lone_surrogates_are_written_and_read_back(
+    suffix: str, provider: tuple[TracerProvider, InMemorySpanExporter], tmp_path: Path
+) -> None:
+    tracer_provider, exporter = provider
+    attributes = {'text': 'a\udcffb é', 'key \ud801': 1}
+    with tracer_provider.get_tracer('t').start_as_current_span('span \ud800', attributes=attributes):
+        pass
+    path = tmp_path / f'spans{suffix}'
+
+    assert write_otlp_json(exporter.get_finished_spans(), path) == 1
+
+    (node,) = read_traces(path)[0].tree
+    assert (node.name, node.attributes) == ('span \ud800', attributes)
+
+
 def test_exporter_in_a_simple_span_processor(tmp_path: Path) -> None:
     path = tmp_path / 'exported.jsonl'
     path.write_text('stale content\n')
