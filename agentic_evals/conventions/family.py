@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, ClassVar, Final, Literal, NamedTuple
 
 from pydantic_evals.otel.span_tree import SpanNode
 
@@ -124,6 +124,10 @@ class Family:
     name: str = 'family'
     tool_spans: ToolSpans | None = None
     request_spans: RequestSpans | None = None
+    events: ClassVar[Mapping[str, Mapping[str, str]]] = {}
+    """Event name -> {event attribute: span attribute}: what the trace readers copy from a span's
+    events onto the span (`SpanNode` has no events), for a family that records content in events.
+    A span's own attribute, or an earlier event's, is never overwritten."""
 
     # -- classification beyond the descriptions (slower: one call per span holding the marker) --
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 from pydantic_evals.otel.span_tree import AttributeValue, SpanNode
 
@@ -29,6 +30,7 @@ TOOL_CALL_ID = 'gen_ai.tool.call.id'
 TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments'
 TOOL_CALL_RESULT = 'gen_ai.tool.call.result'
 TOOL_SPAN_PREFIX = 'execute_tool '
+TOOL_TYPE = 'gen_ai.tool.type'
 
 AGENT_NAME = 'gen_ai.agent.name'
 AGENT_SPAN = INVOKE_AGENT
@@ -39,6 +41,7 @@ REQUEST_MODEL = 'gen_ai.request.model'
 RESPONSE_MODEL = 'gen_ai.response.model'
 INPUT_MESSAGES = 'gen_ai.input.messages'
 OUTPUT_MESSAGES = 'gen_ai.output.messages'
+INFERENCE_DETAILS_EVENT = 'gen_ai.client.inference.operation.details'
 
 USAGE_PREFIX = 'gen_ai.usage.'
 """`gen_ai.usage.input_tokens` is pydantic-evals' metric `input_tokens`, and so on for every key."""
@@ -119,6 +122,11 @@ class GenAI(Family):
 
     name = 'otel-genai'
     tool_spans = ToolSpans(TOOL_NAME, span_prefixes=(TOOL_SPAN_PREFIX,))
+    # With `gen_ai_latest_experimental`, instrumentations may record a request's messages in an event
+    # instead of span attributes (Strands does): read as if they were the span's own.
+    events: ClassVar[Mapping[str, Mapping[str, str]]] = {
+        INFERENCE_DETAILS_EVENT: {INPUT_MESSAGES: INPUT_MESSAGES, OUTPUT_MESSAGES: OUTPUT_MESSAGES}
+    }
     request_spans = RequestSpans(REQUEST_MODEL, OPERATION_NAME, MODEL_REQUEST_OPERATIONS, excluded_key=TOOL_NAME)
 
     def call_id(self, node: SpanNode) -> str | None:

@@ -1,20 +1,72 @@
-"""Google ADK's span conventions that differ from the OpenTelemetry GenAI ones (ADK 2.x)."""
+"""Google ADK's span conventions that differ from the OpenTelemetry GenAI ones (ADK 2.x).
+
+ADK follows the GenAI conventions (read by `genai`); what it does its own way:
+
+- After parallel calls it emits a synthetic `execute_tool (merged)` span summarising calls that
+  have spans of their own: not a call.
+- A failed tool records `error.type=TOOL_ERROR`; with an `on_tool_error_callback`, the callback's
+  answer is recorded as the result. The tool raised all the same: the stage is `raised`, not the
+  `retry` a failed span with a result would otherwise read as.
+- A tool that returns anything but a dict is recorded wrapped, `{"result": ...}`: the result is
+  the tool's own text again.
+- Span schema v1 (`ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1`) keeps a call's arguments and response
+  in `gcp.vertex.agent.tool_call_args` / `.tool_response` (on by default), and each request twice:
+  `call_llm` (no operation name) around a `generate_content` span with the same tokens, which
+  alone is counted (see `genai.unlabelled_request`).
+"""
 
 from __future__ import annotations
 
-from . import genai
-from .family import Family, ToolSpans
+from pydantic_evals.otel.span_tree import SpanNode
 
-# After parallel calls ADK emits a synthetic `execute_tool (merged)` span with this tool name,
-# summarising the calls that have spans of their own: it is not a call.
+from . import genai
+from .arguments import load_json, recorded_arguments
+from .family import Arguments, FailureStage, Family, ToolSpans
+
 MERGED_TOOLS_NAME = '(merged tools)'
+ERROR_TYPE = 'error.type'
+TOOL_ERROR = 'TOOL_ERROR'
+V1_ARGUMENTS = 'gcp.vertex.agent.tool_call_args'
+V1_RESPONSE = 'gcp.vertex.agent.tool_response'
+WRAPPED_RESULT = 'result'
+"""The key ADK wraps a tool's non-dict return value in."""
+
+
+def unwrapped(raw: str) -> str:
+    """A result `{"result": "text"}` as `text`; anything else as recorded."""
+    if not raw.startswith('{"result"'):
+        return raw
+    try:
+        value = load_json(raw)
+    except ValueError:
+        return raw
+    if isinstance(value, dict) and len(value) == 1 and isinstance(text := value.get(WRAPPED_RESULT), str):
+        return text
+    return raw
+
+
+def _is_adk_tool(node: SpanNode) -> bool:
+    attributes = node.attributes
+    return attributes.get(ERROR_TYPE) == TOOL_ERROR or V1_RESPONSE in attributes or genai.TOOL_TYPE in attributes
 
 
 class GoogleADK(Family):
-    """ADK 2.x follows the GenAI conventions; only its merged-tools summary spans need saying so far."""
-
     name = 'google-adk'
     tool_spans = ToolSpans(genai.TOOL_NAME, not_calls=frozenset({MERGED_TOOLS_NAME}))
+
+    def arguments(self, node: SpanNode) -> Arguments | None:
+        if V1_ARGUMENTS not in node.attributes:
+            return None
+        return recorded_arguments(node.attributes, (V1_ARGUMENTS,))
+
+    def result(self, node: SpanNode) -> str | None:
+        if not _is_adk_tool(node):
+            return None
+        raw = genai.first_str(node.attributes, genai.TOOL_CALL_RESULT, V1_RESPONSE)
+        return None if raw is None else unwrapped(raw)
+
+    def failure_stage(self, node: SpanNode) -> FailureStage | None:
+        return 'raised' if node.attributes.get(ERROR_TYPE) == TOOL_ERROR else None
 
 
 FAMILY = GoogleADK()

@@ -7,4 +7,5 @@ EXCEPTION_EVENT = 'exception'
 EXCEPTION_TYPE = 'exception.type'
 EXCEPTION_MESSAGE = 'exception.message'
 EXCEPTION_KEYS = (EXCEPTION_TYPE, EXCEPTION_MESSAGE)
+EXCEPTION_FOLD = {EXCEPTION_EVENT: {key: key for key in EXCEPTION_KEYS}}
 """What the readers copy from an exception event onto its span (`SpanNode` has no events)."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from . import genai, google_adk, pydantic_ai
+from . import genai, google_adk, pydantic_ai, strands
 from .family import (
     IGNORED,
     MODEL_REQUEST,
@@ -29,9 +29,28 @@ from .family import (
     SpanKind,
     ToolSpans,
 )
+from .otel import EXCEPTION_FOLD
 
-FAMILIES: tuple[Family, ...] = (google_adk.FAMILY, pydantic_ai.FAMILY, genai.FAMILY)
+FAMILIES: tuple[Family, ...] = (
+    google_adk.FAMILY,
+    strands.FAMILY,
+    pydantic_ai.FAMILY,
+    genai.FAMILY,
+)
 """Most specific first."""
+
+
+def event_folds(families: Iterable[Family]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Every family's `events` with the exception event's: event name -> (event key, span key) pairs."""
+    folds: dict[str, dict[str, str]] = {name: dict(keys) for name, keys in EXCEPTION_FOLD.items()}
+    for family in families:
+        for name, keys in family.events.items():
+            folds.setdefault(name, {}).update(keys)
+    return {name: tuple(keys.items()) for name, keys in folds.items()}
+
+
+EVENT_FOLDS = event_folds(FAMILIES)
+"""What the trace readers copy from events onto their spans."""
 
 
 def merge_tool_spans(descriptions: Iterable[ToolSpans]) -> tuple[ToolSpans, ...]:

@@ -27,7 +27,6 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import AttributeValue
 
-from ..conventions.otel import EXCEPTION_KEYS
 from ..errors import AgenticEvalsError
 from ._errors import kind as kind_of
 from ._errors import preview
@@ -295,11 +294,16 @@ def decode_proto_attributes(key_values: Iterable[Any], problems: list[str]) -> d
     return attributes
 
 
-def fold_exception(attributes: dict[str, AttributeValue], event_attributes: Mapping[str, AttributeValue]) -> None:
-    """Copy an exception event's type and message onto its span, unless the span has its own.
+def fold_event(
+    attributes: dict[str, AttributeValue],
+    event_attributes: Mapping[str, AttributeValue],
+    keys: tuple[tuple[str, str], ...],
+) -> None:
+    """Copy an event's attributes onto its span as `keys` say, never over a key the span has.
 
-    `SpanNode` has no events, so this is the only way the reason a span failed survives loading.
+    `SpanNode` has no events, so this is how the reason a span failed (the exception event) and
+    content some frameworks record only in events survive loading (`registry.EVENT_FOLDS`).
     """
-    for key in EXCEPTION_KEYS:
-        if key not in attributes and key in event_attributes:
-            attributes[key] = event_attributes[key]
+    for event_key, span_key in keys:
+        if span_key not in attributes and event_key in event_attributes:
+            attributes[span_key] = event_attributes[event_key]

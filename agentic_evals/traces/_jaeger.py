@@ -22,9 +22,9 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import AttributeValue, SpanNode, SpanStatus
 
-from ..conventions.otel import EXCEPTION_EVENT
+from ..conventions.registry import EVENT_FOLDS
 from ._assemble import Assembler, Location
-from ._attributes import double, fold_exception, integer, one_line, text_field
+from ._attributes import double, fold_event, integer, one_line, text_field
 from ._errors import BadData, kind, preview
 from ._ids import optional_span_id, span_id, trace_id_key
 from ._otlp_json import as_list
@@ -134,9 +134,10 @@ def _fold_logs(logs: Any, attributes: dict[str, AttributeValue], problems: list[
             problems.append(f'a log is {kind(log)}, not an object; skipped')
             continue
         fields = _tags(log.get('fields'), 'log fields', problems)
-        if fields.get('event') == EXCEPTION_EVENT:
-            fold_exception(attributes, fields)
-            return
+        name = fields.get('event')
+        keys = EVENT_FOLDS.get(name) if type(name) is str else None
+        if keys is not None:
+            fold_event(attributes, fields, keys)
 
 
 def _microseconds(raw: object, field: str) -> int:

@@ -23,9 +23,9 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode, SpanStatus
 
-from ..conventions.otel import EXCEPTION_EVENT
+from ..conventions.registry import EVENT_FOLDS
 from ._assemble import Assembler, Location, TraceBuilder
-from ._attributes import decode_json_attributes, fold_exception, text_field
+from ._attributes import decode_json_attributes, fold_event, text_field
 from ._errors import BadData, kind, preview
 from ._ids import optional_span_id, span_id, trace_id_key
 from ._unknown import unknown_keys
@@ -132,9 +132,10 @@ def decode_spans(spans: list[Any], location: Location, assembler: Assembler) -> 
                 events = span.get('events')
                 if events:
                     for event in events:
-                        if event.get('name') == EXCEPTION_EVENT:
-                            fold_exception(attributes, decode_json_attributes(event.get('attributes'), problems))
-                            break
+                        event_name = event.get('name')
+                        keys = EVENT_FOLDS.get(event_name) if type(event_name) is str else None
+                        if keys is not None:
+                            fold_event(attributes, decode_json_attributes(event.get('attributes'), problems), keys)
                 status = span.get('status')
                 node = SpanNode(
                     name=name,
@@ -229,7 +230,7 @@ def _status(raw: object, problems: list[str]) -> SpanStatus:
 
 
 def _exception(raw: object, attributes: dict[str, Any], problems: list[str]) -> None:
-    """Fold the first exception event into `attributes`, skipping events of the wrong shape."""
+    """Fold the events `EVENT_FOLDS` names into `attributes`, skipping events of the wrong shape."""
     if not raw:
         return
     if type(raw) is not list:
@@ -238,9 +239,8 @@ def _exception(raw: object, attributes: dict[str, Any], problems: list[str]) -> 
     for event in raw:
         if type(event) is not dict:
             problems.append(f'an event is {kind(event)}, not an object; skipped')
-        elif event.get('name') == EXCEPTION_EVENT:
-            fold_exception(attributes, decode_json_attributes(event.get('attributes'), problems))
-            return
+        elif type(name := event.get('name')) is str and (keys := EVENT_FOLDS.get(name)) is not None:
+            fold_event(attributes, decode_json_attributes(event.get('attributes'), problems), keys)
 
 
 def _careful_span(span: Any, assembler: Assembler, problems: list[str]) -> tuple[TraceBuilder, SpanNode]:

@@ -18,9 +18,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
 from pydantic_evals.otel.span_tree import SpanNode
 
-from ..conventions.otel import EXCEPTION_EVENT
+from ..conventions.registry import EVENT_FOLDS
 from ._assemble import Assembler, Location
-from ._attributes import decode_proto_attributes, fold_exception
+from ._attributes import decode_proto_attributes, fold_event
 from ._errors import BadData, NotTraces, preview
 from ._otlp_json import STATUS
 from ._protowire import first_problem
@@ -145,9 +145,9 @@ def _decode_spans(scope_spans: ScopeSpans, location: Location, assembler: Assemb
             builder = aliases.get(raw_trace) or assembler.builder_for(raw_trace, _trace_key)
             attributes = decode_proto_attributes(span.attributes, problems)
             for event in span.events:
-                if event.name == EXCEPTION_EVENT:
-                    fold_exception(attributes, decode_proto_attributes(event.attributes, problems))
-                    break
+                keys = EVENT_FOLDS.get(event.name)
+                if keys is not None:
+                    fold_event(attributes, decode_proto_attributes(event.attributes, problems), keys)
             node = SpanNode(
                 name=span.name,
                 trace_id=builder.trace_int,
