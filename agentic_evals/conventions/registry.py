@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from . import genai, google_adk, pydantic_ai, strands
+from . import genai, google_adk, openinference, pydantic_ai, strands
 from .family import (
     IGNORED,
     MODEL_REQUEST,
@@ -35,6 +35,7 @@ FAMILIES: tuple[Family, ...] = (
     google_adk.FAMILY,
     strands.FAMILY,
     pydantic_ai.FAMILY,
+    openinference.FAMILY,
     genai.FAMILY,
 )
 """Most specific first."""
