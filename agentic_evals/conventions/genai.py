@@ -16,7 +16,18 @@ from pydantic_evals.otel.span_tree import AttributeValue, SpanNode
 
 from . import messages
 from .arguments import recorded_arguments
-from .family import Arguments, FailureStage, Family, RequestFacts, RequestSpans, ToolSpans
+from .family import (
+    IGNORED,
+    MODEL_REQUEST,
+    Answer,
+    Arguments,
+    Classifier,
+    FailureStage,
+    Family,
+    RequestFacts,
+    RequestSpans,
+    ToolSpans,
+)
 
 OPERATION_NAME = 'gen_ai.operation.name'
 INVOKE_AGENT = 'invoke_agent'
@@ -29,7 +40,8 @@ TOOL_NAME = 'gen_ai.tool.name'
 TOOL_CALL_ID = 'gen_ai.tool.call.id'
 TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments'
 TOOL_CALL_RESULT = 'gen_ai.tool.call.result'
-TOOL_SPAN_PREFIX = 'execute_tool '
+EXECUTE_TOOL = 'execute_tool'
+TOOL_SPAN_PREFIX = EXECUTE_TOOL + ' '
 TOOL_TYPE = 'gen_ai.tool.type'
 
 AGENT_NAME = 'gen_ai.agent.name'
@@ -101,6 +113,39 @@ def agent_name(node: SpanNode, *keys: str) -> str:
     )
 
 
+def operation_tool_call(node: SpanNode, notes: list[str]) -> Answer:
+    """A tool span not named `execute_tool …` whose operation says it is one.
+
+    OpenLLMetry names tool spans `{tool}.tool` and LangSmith after the tool; both set
+    `gen_ai.operation.name=execute_tool` and `gen_ai.tool.name`, which is what the conventions ask.
+    """
+    attributes = node.attributes
+    if attributes.get(OPERATION_NAME) != EXECUTE_TOOL:
+        return None
+    name = attributes[TOOL_NAME]
+    if type(name) is not str:
+        notes.append(non_text_tool_name(node, TOOL_NAME))
+        return IGNORED
+    return name, 'failed' if node.status == 'error' else 'ok'
+
+
+def unlabelled_request(node: SpanNode, notes: list[str]) -> Answer:
+    """A span naming a model but no operation: one model request, unless a child names a model too.
+
+    logfire's openai-agents spans (`Chat completion with ...`) and ADK's `call_llm` carry the model
+    and the tokens without `gen_ai.operation.name`, OpenLLMetry's Responses spans only the response
+    model. ADK's schema v1 wraps each request's `generate_content` span in a `call_llm` with the same
+    tokens: the innermost span is the request, so no request is counted twice.
+    """
+    attributes = node.attributes
+    if OPERATION_NAME in attributes or TOOL_NAME in attributes:
+        return None
+    for child in node.children_by_id.values():
+        if REQUEST_MODEL in child.attributes or RESPONSE_MODEL in child.attributes:
+            return None
+    return MODEL_REQUEST
+
+
 def failure_stage_from_result(result: str | None) -> FailureStage:
     """The stage of a failed attempt no family says more about.
 
@@ -128,6 +173,12 @@ class GenAI(Family):
         INFERENCE_DETAILS_EVENT: {INPUT_MESSAGES: INPUT_MESSAGES, OUTPUT_MESSAGES: OUTPUT_MESSAGES}
     }
     request_spans = RequestSpans(REQUEST_MODEL, OPERATION_NAME, MODEL_REQUEST_OPERATIONS, excluded_key=TOOL_NAME)
+
+    def call_classifiers(self) -> Mapping[str, Classifier]:
+        return {TOOL_NAME: operation_tool_call}
+
+    def request_classifiers(self) -> Mapping[str, Classifier]:
+        return {REQUEST_MODEL: unlabelled_request, RESPONSE_MODEL: unlabelled_request}
 
     def call_id(self, node: SpanNode) -> str | None:
         value = node.attributes.get(TOOL_CALL_ID)

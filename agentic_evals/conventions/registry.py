@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from . import genai, google_adk, openinference, pydantic_ai, strands
+from . import genai, google_adk, langsmith, openai_agents, openinference, pydantic_ai, strands
 from .family import (
     IGNORED,
     MODEL_REQUEST,
@@ -34,6 +34,8 @@ from .otel import EXCEPTION_FOLD
 FAMILIES: tuple[Family, ...] = (
     google_adk.FAMILY,
     strands.FAMILY,
+    langsmith.FAMILY,
+    openai_agents.FAMILY,
     pydantic_ai.FAMILY,
     openinference.FAMILY,
     genai.FAMILY,

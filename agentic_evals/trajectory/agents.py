@@ -11,7 +11,8 @@ runs nested 10,000 deep would hold paths of 50 million names in all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
 
 from pydantic_evals.otel.span_tree import SpanNode
 
@@ -31,9 +32,31 @@ def capped(path: tuple[str, ...], name: str) -> tuple[str, ...]:
     return (*path[: MAX_AGENT_DEPTH - 1], name)
 
 
-def path_by_climbing(node: SpanNode) -> tuple[str, ...]:
-    """The agent path of one span, from its ancestors (the same result as `agent_structure`)."""
+def path_by_climbing(node: SpanNode, adopters: Callable[[], Adopters] | None = None) -> tuple[str, ...]:
+    """The agent path of one span, from its ancestors (the same result as `agent_structure`).
+
+    `adopters` gives the calls a top-level run may have run inside (see `Adopters`); asked only
+    when the outermost run found has a parent span.
+    """
     names: list[str] = []
+    start: SpanNode | None = node
+    for _ in range(MAX_AGENT_DEPTH):  # each adoption moves to a call that started earlier
+        assert start is not None
+        outermost = _climb(start, names)
+        if outermost is None or outermost.parent is None or adopters is None:
+            break
+        start = adopters().containing(outermost)
+        if start is None:
+            break
+    names.reverse()
+    if len(names) > MAX_AGENT_DEPTH:
+        return (*names[: MAX_AGENT_DEPTH - 1], names[-1])
+    return tuple(names)
+
+
+def _climb(node: SpanNode, names: list[str]) -> SpanNode | None:
+    """Append the names of the runs above `node`, innermost first; the outermost run's span."""
+    outermost = None
     ancestor = node.parent
     climbed = 0
     seen: set[int] | None = None
@@ -41,6 +64,7 @@ def path_by_climbing(node: SpanNode) -> tuple[str, ...]:
         name = agent_run(ancestor)
         if name is not None:
             names.append(name)
+            outermost = ancestor
         ancestor = ancestor.parent
         climbed += 1
         if climbed > _CYCLE_CHECK_AFTER and ancestor is not None:
@@ -49,10 +73,7 @@ def path_by_climbing(node: SpanNode) -> tuple[str, ...]:
             if id(ancestor) in seen:
                 break
             seen.add(id(ancestor))
-    names.reverse()
-    if len(names) > MAX_AGENT_DEPTH:
-        return (*names[: MAX_AGENT_DEPTH - 1], names[-1])
-    return tuple(names)
+    return outermost
 
 
 _CYCLE_CHECK_AFTER = 256
@@ -70,6 +91,7 @@ def agent_structure(
     path_of: dict[int, tuple[str, ...]] = {0: ()}  # run -> its agent path, outermost first
     agents: list[AgentRun] = []
     run_of_get = run_of.get
+    adopters = Adopters(call_spans)
     for node in nodes:
         parent = node.parent
         if parent is None:
@@ -80,6 +102,9 @@ def agent_structure(
         run_of[id(node)] = run
         name = agent_run(node)
         if name is not None:
+            if run == 0 and parent is not None:
+                call = adopters.containing(node)
+                run = 0 if call is None else run_of_get(id(call), 0)
             path = _start_run(node, name, run, run_of, path_of)
             agents.append(AgentRun(path[-1], path, node.span_id, node.start_timestamp, node.end_timestamp))
     return AgentStructure(
@@ -87,6 +112,30 @@ def agent_structure(
         [path_of[run_of[id(span)]] for span in call_spans],
         [path_of[run_of[id(span)]] for span in request_spans],
     )
+
+
+class Adopters:
+    """The tool call a top-level agent run really ran inside, for instrumentations that lose the link.
+
+    OpenLLMetry parents a sub-agent's run (the OpenAI Agents SDK's agent-as-tool) to the trace's
+    root, although it runs inside the tool call's time. A run under no other run, with a parent
+    span, is nested in the latest-starting call whose time holds its own (of the few calls started
+    just before it: real delegations start within a call, so a long scan is never needed).
+    """
+
+    SCAN = 32
+
+    def __init__(self, calls: list[SpanNode]) -> None:
+        self._calls = sorted(calls, key=lambda c: c.start_timestamp)
+        self._starts = [c.start_timestamp for c in self._calls]
+
+    def containing(self, node: SpanNode) -> SpanNode | None:
+        start, end = node.start_timestamp, node.end_timestamp
+        position = bisect_right(self._starts, start)
+        for call in reversed(self._calls[max(0, position - self.SCAN) : position]):
+            if call.end_timestamp >= end and call.trace_id == node.trace_id:
+                return call
+        return None
 
 
 def _start_run(

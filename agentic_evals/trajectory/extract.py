@@ -21,7 +21,7 @@ from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
 from ..conventions.family import SpanKind
 from ..conventions.registry import REGISTRY
-from .agents import agent_structure, path_by_climbing
+from .agents import Adopters, agent_structure, path_by_climbing
 from .issue_order import Issuers, in_issue_order
 from .records import AgentStructure, CallKind, CallStatus, ModelRequest, ToolCall
 from .trajectory import Trajectory
@@ -80,6 +80,13 @@ class SpanSource:
         self._order: list[int] | None = None
         self._issuers: Issuers | None = None
         self._structure: AgentStructure | None = None
+        self._adopters_made: Adopters | None = None
+
+    def _adopters(self) -> Adopters:
+        """The calls, for a record whose outermost agent run may have lost its link to one."""
+        if self._adopters_made is None:
+            self._adopters_made = Adopters([call[SPAN] for call in self._walk().calls])
+        return self._adopters_made
 
     def _walk(self) -> Walked:
         if self._walked is None:
@@ -143,7 +150,10 @@ class SpanSource:
         calls, issuers = self._calls()
         node, name, kind = calls[index]
         # One record needs one path: climbing its ancestors beats walking the tree for all of them.
-        path = self._structure.call_paths[index] if self._structure is not None else path_by_climbing(node)
+        if self._structure is not None:
+            path = self._structure.call_paths[index]
+        else:
+            path = path_by_climbing(node, self._adopters)
         arguments = REGISTRY.arguments(node)
         status: CallStatus
         if kind == 'output':

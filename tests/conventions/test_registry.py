@@ -34,7 +34,7 @@ from ..factories import TreeBuilder
 
 
 def test_the_gen_ai_descriptions_are_merged_into_one() -> None:
-    [tool] = REGISTRY.tool_rules
+    [tool] = [rule for rule in REGISTRY.tool_rules if rule.name_key == genai.TOOL_NAME]
     assert tool.name_key == genai.TOOL_NAME
     assert tool.span_prefixes == (genai.TOOL_SPAN_PREFIX,)
     assert tool.span_names == {pydantic_ai.V2_TOOL_SPAN, pydantic_ai.V2_OUTPUT_FUNCTION_SPAN}
@@ -146,11 +146,17 @@ def reference(nodes: list[SpanNode]) -> tuple[list[tuple[str, str]], list[str], 
         for rule in REGISTRY.tool_rules:
             if rule.name_key in node.attributes:
                 answer = classify_tool_span(rule, node, notes)
-                break
+                if answer is not None:
+                    break
         if answer is None and any(
             r.model_key in node.attributes and classify_request_span(r, node) for r in REGISTRY.request_rules
         ):
             answer = MODEL_REQUEST
+        for marker, classify in REGISTRY.call_classifiers + REGISTRY.request_classifiers:
+            if answer is not None:
+                break
+            if marker in node.attributes:
+                answer = classify(node, notes)
         if answer is MODEL_REQUEST:
             requests.append(node.name)
         elif answer is not None and answer is not IGNORED:

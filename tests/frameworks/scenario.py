@@ -63,6 +63,8 @@ class Route:
     results_recorded: bool = True
     call_ids: bool = True
     """Whether the trace holds the model's call ids (on the tool spans or the issuing response)."""
+    tokens: bool = True
+    """Whether the model requests record their token usage."""
 
     def trajectory(self) -> Trajectory:
         (trace,) = read_traces(FIXTURES / self.file)
@@ -100,7 +102,10 @@ def actual_calls(trajectory: Trajectory) -> list[tuple[Any, ...]]:
 def expected_requests(route: Route) -> list[tuple[Any, ...]]:
     """(model, input tokens, output tokens, agent path) of every model request, in start order."""
     orchestrator, expert = route.models
-    return [(orchestrator if path == ORCHESTRATOR else expert, i, o, path) for path, i, o in REQUESTS]
+    return [
+        (orchestrator if path == ORCHESTRATOR else expert, *((i, o) if route.tokens else (0, 0)), path)
+        for path, i, o in REQUESTS
+    ]
 
 
 def actual_requests(trajectory: Trajectory) -> list[tuple[Any, ...]]:

@@ -6,6 +6,9 @@ import pytest
 
 from .scenario import Route, actual_calls, actual_requests, expected_calls, expected_requests
 
+REDACTED = 'An error occurred while running the tool. Please try again.'
+"""What the OpenAI Agents SDK tells the model when a tool raises (the error itself is redacted)."""
+
 ROUTES = {
     'pydantic-ai': Route(
         'pydantic_ai/scenario.otlp.jsonl',
@@ -36,10 +39,39 @@ ROUTES = {
         flaky_result='Error: transient failure',  # what Strands told the model
     ),
     'strands-latest': Route('strands/latest.otlp.jsonl', models=('orchestrator_model', 'expert_model')),
+    'openai-agents-logfire': Route(
+        'openai_agents/logfire.otlp.jsonl',
+        models=('orchestrator_model', 'expert_model'),
+        flaky_result=REDACTED,
+        call_ids=False,  # only in the issuing response's `output` JSON
+    ),
+    'openai-agents-openllmetry': Route(
+        'openai_agents/openllmetry.otlp.jsonl',
+        models=('orchestrator_model', 'expert_model'),
+        flaky_result=REDACTED,
+        call_ids=False,  # only in a later request's input messages
+        tokens=False,  # the Chat Completions route records no usage
+    ),
+    'langgraph-langsmith': Route('langgraph/langsmith.otlp.jsonl', models=('orchestrator-model', 'expert-model')),
 }
 
 
-@pytest.mark.parametrize('route', ROUTES.values(), ids=ROUTES.keys())
+OUT_OF_ISSUE_ORDER = {
+    # LangGraph runs one response's calls as parallel tasks: here `flaky`'s span starts first. The
+    # issue order is in the issuing response's LLMResult JSON, which is not read yet.
+    'langgraph-langsmith': 'parallel calls under separate `tools` spans keep their start order',
+}
+
+
+@pytest.mark.parametrize(
+    'route',
+    [
+        pytest.param(route, id=key, marks=[pytest.mark.xfail(strict=True, reason=OUT_OF_ISSUE_ORDER[key])])
+        if key in OUT_OF_ISSUE_ORDER
+        else pytest.param(route, id=key)
+        for key, route in ROUTES.items()
+    ],
+)
 def test_tool_calls(route: Route) -> None:
     assert actual_calls(route.trajectory()) == expected_calls(route)
 

@@ -16,11 +16,14 @@ def test_only_model_requests_count_and_their_usage_is_summed() -> None:
     b.chat(main, **{'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 2, 'operation.cost': 0.5})
     b.chat(main, **{'gen_ai.usage.input_tokens': 20, 'gen_ai.usage.details.reasoning_tokens': 4})
     b.span('generate_content g', main, **{'gen_ai.operation.name': 'generate_content', 'gen_ai.request.model': 'g'})
-    # a model span without an operation: not a request for the trajectory, so not for the metrics
+    # a model span without an operation (logfire's openai-agents spans): a request for both
     b.span('chat x', main, **{'gen_ai.request.model': 'x', 'gen_ai.usage.input_tokens': 100})
+    # one wrapping another model span (ADK's schema v1 `call_llm`): only the inner one counts
+    outer = b.span('call_llm', main, **{'gen_ai.request.model': 'y', 'gen_ai.usage.input_tokens': 7})
+    b.span('generate_content y', outer, **{'gen_ai.operation.name': 'generate_content', 'gen_ai.request.model': 'y'})
     tree = b.build()
     metrics = span_tree_metrics(tree)
-    assert metrics == {'requests': 3, 'input_tokens': 30, 'output_tokens': 2, 'cost': 0.5, 'reasoning_tokens': 4}
+    assert metrics == {'requests': 5, 'input_tokens': 130, 'output_tokens': 2, 'cost': 0.5, 'reasoning_tokens': 4}
     assert next(iter(metrics)) == 'requests'
     requests = extract_trajectory(tree).model_requests
     assert metrics['requests'] == len(requests)
