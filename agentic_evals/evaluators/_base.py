@@ -79,8 +79,14 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
         return self.score_tree(tree, ctx)
 
     def score_tree(self, tree: SpanTree, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        """Extract (once per tree), check the agent scope, then `score`."""
-        return self.score_scoped(extract_trajectory(tree), ctx)
+        """Extract (once per tree), check the agent scope, then `score`; a failing result on a trace
+        nothing was recognised in says so (the likely cause, not the agent's fault)."""
+        trajectory = extract_trajectory(tree)
+        result = self.score_scoped(trajectory, ctx)
+        if result.value is True or (type(result.value) is float and result.value > 0):
+            return result
+        note = trajectory.unrecognised
+        return result if note is None else EvaluationReason(value=result.value, reason=f'{result.reason}; {note}')
 
     def score_conversation(self, messages: Any, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         """Score the conversation in the case's output or inputs instead of the spans.

@@ -50,6 +50,8 @@ class MaxToolCalls(TrajectoryEvaluator):
         ]
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        if trajectory.call_count(include_failed=True) == 0 and (note := trajectory.unrecognised) is not None:
+            return EvaluationReason(value=False, reason=f'no tool call counted: {note}')
         return as_reason(max_tool_calls(trajectory, self.max_calls, include_failed=self.include_failed, **self.scope()))
 
 
@@ -85,6 +87,7 @@ class MaxModelRequests(TrajectoryEvaluator):
         metric = ctx.metrics.get(REQUESTS_METRIC)
         if (
             (isinstance(metric, int) or (isinstance(metric, float) and math.isfinite(metric)))
+            and metric != 0  # pydantic-evals counts only its own kind of request span: a 0 is checked
             and self.conversation is None
             and self.agent is None
             and self.include_subagents
@@ -106,4 +109,6 @@ class MaxModelRequests(TrajectoryEvaluator):
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         source = 'span tree' if self.conversation is None else f'ctx.{self.conversation}'
+        if trajectory.request_count() == 0 and (note := trajectory.unrecognised) is not None:
+            return EvaluationReason(value=False, reason=f'no model request counted: {note}')
         return as_reason(max_model_requests(trajectory, self.max_requests, source=source, **self.scope()))

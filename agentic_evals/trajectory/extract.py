@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections import Counter
 from functools import partial
 from operator import itemgetter
 from typing import Any
@@ -186,7 +187,34 @@ class SpanSource:
         )
 
     def notes(self) -> tuple[str, ...]:
-        return tuple(self._walk().notes)
+        unrecognised = self.unrecognised()
+        return (*self._walk().notes, *([] if unrecognised is None else [unrecognised]))
+
+    def unrecognised(self) -> str | None:
+        if not self._nodes:
+            return None
+        walked = self._walk()  # asked only of a trace that scored nothing: no walk to spare
+        found = walked.calls or walked.requests or walked.notes  # a note: a call was seen, but unreadable
+        if found or any(REGISTRY.agent_run(node) is not None for node in self._nodes):
+            return None
+        return describe_unrecognised(self._nodes)
+
+
+def describe_unrecognised(nodes: list[SpanNode]) -> str:
+    """A note on spans no family recognised: how many, their commonest names and attribute namespaces."""
+    names = Counter(node.name if isinstance(node.name, str) else repr(node.name) for node in nodes)
+    namespaces = Counter(key.split('.', 1)[0] for node in nodes for key in node.attributes)
+    shown_names = ', '.join(f'{name[:_LONGEST]!r} x{n}' for name, n in names.most_common(_SHOWN))
+    shown_keys = ', '.join(f'{key[:_LONGEST]}.*' for key, _ in namespaces.most_common(_SHOWN)) or 'none'
+    return (
+        f'no agent run, tool call or model request recognised in {len(nodes)} span(s)'
+        f' (span names: {shown_names}; attribute namespaces: {shown_keys}): this instrumentation is'
+        ' probably not one agentic_evals reads (see docs/frameworks.md)'
+    )
+
+
+_SHOWN = 5
+_LONGEST = 40
 
 
 def _model_request(node: SpanNode, path: tuple[str, ...]) -> ModelRequest:

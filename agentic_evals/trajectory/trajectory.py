@@ -50,6 +50,9 @@ class CallList(Sequence[ToolCall]):
         return repr(list(self))
 
 
+_UNKNOWN = object()
+
+
 class TrajectorySource(Protocol):
     """Where a trajectory extracted from spans gets each part, when first asked (the extractor's side).
 
@@ -76,6 +79,11 @@ class TrajectorySource(Protocol):
     def make_requests(self) -> tuple[ModelRequest, ...]: ...
 
     def notes(self) -> tuple[str, ...]: ...
+
+    def unrecognised(self) -> str | None:
+        """What the spans look like, when there are spans but none is an agent run, a tool call
+        or a model request; `None` otherwise."""
+        ...
 
 
 class Trajectory:
@@ -107,6 +115,7 @@ class Trajectory:
             tuple(agents), [c.agent_path for c in calls], [r.agent_path for r in requests]
         )
         self._selections: dict[_SelectionKey, list[int]] = {}
+        self._unrecognised: str | object | None = _UNKNOWN
         self._agent_names: set[str] | None = None
         self._name_lists: dict[_SelectionKey, list[str]] = {}
 
@@ -139,6 +148,20 @@ class Trajectory:
             self._records = [None] * len(names)
             self._names = names
         return self._names
+
+    @property
+    def unrecognised(self) -> str | None:
+        """Why nothing was extracted from a trace that has spans, or `None`.
+
+        Set when no span is a recognised agent run, tool call or model request: the trace is most
+        likely from an instrumentation this library does not read, and a score of it would say
+        nothing about the agent. It names the spans' commonest names and attribute namespaces.
+        """
+        if self._source is None:
+            return None
+        if self._unrecognised is _UNKNOWN:
+            self._unrecognised = self._source.unrecognised()
+        return self._unrecognised  # type: ignore[return-value]
 
     @property
     def agents(self) -> tuple[AgentRun, ...]:
