@@ -140,10 +140,16 @@ def write_text(path: Path, text: str) -> None:
 
     A full disk, an unusable name or a kill mid-write leaves the previous report whole (a kill may
     leave a hidden `.agentic-evals-otel-*.tmp` behind). A symlink is written through, as before.
+    Anything that is not a regular file (`/dev/stdout`, a pipe, a device) is written to as it is:
+    renaming over it would replace it with a file.
     """
     data = text.encode('utf-8', 'backslashreplace')
     try:
         target = Path(os.path.realpath(path))
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISREG(os.stat(target).st_mode):
+                _write_in_place(target, data)
+                return
         temp = target.parent / f'.{PROG}-{os.urandom(8).hex()}.tmp'
         descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0), 0o666)
         try:
@@ -158,6 +164,13 @@ def write_text(path: Path, text: str) -> None:
             raise
     except (OSError, ValueError) as e:
         raise UsageError(f'{shown_path(path)}: cannot write: {_reason(e)}') from None
+
+
+def _write_in_place(target: Path, data: bytes) -> None:
+    """Write to a pipe, a terminal or a device: no temporary file, nothing renamed."""
+    with open(target, 'wb') as file:
+        file.write(data)
+        file.flush()
 
 
 def _keep_mode(target: Path, temp: Path) -> None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -82,6 +84,21 @@ def test_a_full_disk_keeps_the_previous_report(
     assert (done.code, done.err) == (2, f'agentic-evals-otel: error: {target}: cannot write: No space left on device\n')
     assert target.read_text(encoding='utf-8') == OLD
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith('.')] == []  # the temporary file is gone
+
+
+def test_a_pipe_is_written_to_not_replaced(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A report path that is no regular file (a FIFO here; `/dev/stdout`, a device) stays what it is."""
+    fifo = tmp_path / 'report.fifo'
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    done = run_cli(capsys, 'run', str(DATASET), traces('baseline'), '--json', str(fifo))
+    reader.join(timeout=30)
+    assert done.code == 0
+    assert received and received[0].startswith(b'{')
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['report.fifo']
 
 
 def test_an_overlong_file_name_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
