@@ -38,6 +38,7 @@ MAX_LINE = 64 * 2**20
 """The most bytes one line of a JSON lines file may hold (its newline included)."""
 MAX_DOCUMENT = 64 * 2**20
 """The most bytes of a file read whole (a JSON document, a protobuf request), after decompression."""
+_CHUNK = 2**20
 
 _TRACE_ID = re.compile(rb'"trace[Ii][Dd]"\s*:\s*"([^"]*)"')
 _WHITESPACE = frozenset(b' \t\r\n')
@@ -103,7 +104,13 @@ class Reader:
         """The whole (decompressed) file, refused beyond `MAX_DOCUMENT`."""
         try:
             with self.open() as stream:
-                data = stream.read(MAX_DOCUMENT + 1)
+                # In chunks: `read(MAX_DOCUMENT + 1)` would allocate the whole limit for a small file.
+                chunks: list[bytes] = []
+                size = 0
+                while size <= MAX_DOCUMENT and (chunk := stream.read(_CHUNK)):
+                    chunks.append(chunk)
+                    size += len(chunk)
+                data = b''.join(chunks)
         except ERRORS as error:
             raise self.io_error(error, None) from None
         if len(data) > MAX_DOCUMENT:

@@ -9,7 +9,8 @@ checks the loader's promises:
 
 - only `FileError` is raised, never another exception, and its message is one line naming the
   file and a line or byte offset (except for a file with nothing in it);
-- every load finishes within `SECONDS_PER_LOAD` of CPU time;
+- every load finishes within `SECONDS_PER_LOAD` of CPU time, and (every `MEMORY_EVERY`th case)
+  allocates no more than a bound proportional to the input's decompressed size;
 - every span the input holds (counted at the places each format keeps spans, a repeated key's
   values included, when it names its trace) is in a loaded tree or named in a warning.
 
@@ -51,7 +52,12 @@ FIXTURES = sorted(
     for folder in ('scenario', 'support')
     for path in (ROOT / 'fixtures' / folder).iterdir()
     if '.otlp.' in path.name or '.jaeger.' in path.name
-)
+) + [ROOT / 'tests' / 'traces' / 'data' / 'tempo.json']  # Grafana Tempo's `{"batches": [...]}`
+MEMORY_EVERY = 10
+"""Every this many cases, the load's peak memory is measured (tracemalloc slows it several times)."""
+BYTES_PER_INPUT_BYTE = 200
+MEMORY_FLOOR = 32 * 2**20
+"""A load may allocate at most `MEMORY_FLOOR` plus `BYTES_PER_INPUT_BYTE` per byte of (decompressed) input."""
 
 
 class Obj(list[tuple[str, Any]]):
@@ -581,6 +587,23 @@ def _extract(traces: list[LoadedTrace], sources: list[Path]) -> str | None:
     return None
 
 
+def peak_memory(path: Path, data: bytes, beside: Path | None) -> str | None:
+    """Whether loading `path` stays within its memory bound (gzip bombs included), or what it took."""
+    import tracemalloc
+
+    size = len(decompressed(data) or data) + (len(beside.read_bytes()) if beside else 0)
+    bound = MEMORY_FLOOR + BYTES_PER_INPUT_BYTE * size
+    tracemalloc.start()
+    try:
+        read_traces(*([beside] if beside else []), path, on_warning=lambda _: None)
+    except FileError:
+        pass
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return None if peak <= bound else f'peak memory {peak / 2**20:.0f} MiB for {size:,} bytes of input'
+
+
 def check(path: Path, data: bytes, *, by_directory: bool = False, beside: Path | None = None) -> str | None:
     """Load `path` (holding `data`), or the directory holding only it; what broke a promise, or None.
 
@@ -650,6 +673,8 @@ def test_mutated_trace_files_load_or_fail_cleanly(tmp_path: Path) -> None:
         path.parent.mkdir()
         path.write_bytes(data)
         problem = check(path, data, by_directory=by_directory, beside=beside)
+        if problem is None and case % MEMORY_EVERY == 0:
+            problem = peak_memory(path, data, beside)
         if problem is not None:
             via = ', through its directory' if by_directory else ''
             via += ', beside the original' if beside else ''
