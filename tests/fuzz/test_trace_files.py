@@ -47,12 +47,15 @@ EXTRACT = os.environ.get('AGENTIC_EVALS_FUZZ_EXTRACT') == '1'
 SECONDS_PER_LOAD = 5.0
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = sorted(
-    path
-    for folder in ('scenario', 'support')
-    for path in (ROOT / 'fixtures' / folder).iterdir()
-    if '.otlp.' in path.name or '.jaeger.' in path.name
-) + [ROOT / 'tests' / 'traces' / 'data' / 'tempo.json']  # Grafana Tempo's `{"batches": [...]}`
+FIXTURES = [
+    *sorted(
+        path
+        for folder in ('scenario', 'support')
+        for path in (ROOT / 'fixtures' / folder).iterdir()
+        if '.otlp.' in path.name or '.jaeger.' in path.name
+    ),
+    ROOT / 'tests' / 'traces' / 'data' / 'tempo.json',  # Grafana Tempo's `{"batches": [...]}`
+]
 MEMORY_EVERY = 10
 """Every this many cases, the load's peak memory is measured (tracemalloc slows it several times)."""
 BYTES_PER_INPUT_BYTE = 200
