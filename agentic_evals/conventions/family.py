@@ -169,6 +169,11 @@ class Family:
         """The ids of the tool calls a model response issued, in the order the model issued them."""
         return None
 
+    def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:
+        """(call id, tool name) of each call a model response issued, in issue order: how a call
+        whose span records no id gets one (its place among the response's calls of its name)."""
+        return None
+
     def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:
         """For each response, the recorded text in which its issued call ids appear, each quoted,
         when they are made of characters JSON writes as themselves (`None` for one that issued

@@ -224,6 +224,10 @@ class GenAI(Family):
         raw = node.attributes.get(OUTPUT_MESSAGES)
         return None if raw is None else list(messages.tool_call_ids(raw))
 
+    def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:
+        raw = node.attributes.get(OUTPUT_MESSAGES)
+        return None if raw is None else list(messages.tool_calls(raw))
+
     def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:
         return [raw if type(raw := node.attributes.get(OUTPUT_MESSAGES)) is str else None for node in nodes]
 

@@ -20,6 +20,7 @@ TEXT = 'text'
 CONTENT = 'content'
 TOOL_CALL = 'tool_call'
 TOOL_CALL_ID = 'id'
+NAME = 'name'
 
 # Characters every JSON encoder writes as themselves inside a string (Go escapes `<>&`, some
 # encoders `/`): an id made of them appears quoted, verbatim, in the text that holds it.
@@ -66,8 +67,20 @@ def last_text(raw: object) -> str | None:
     return None
 
 
+def tool_calls(raw: object) -> Iterator[tuple[str, str]]:
+    """(id, name) of the `tool_call` parts holding both, in order."""
+    for part in _tool_call_parts(raw):
+        if isinstance(name := part.get(NAME), str):
+            yield part[TOOL_CALL_ID], name
+
+
 def tool_call_ids(raw: object) -> Iterator[str]:
     """The ids of the `tool_call` parts, in order."""
+    for part in _tool_call_parts(raw):
+        yield part[TOOL_CALL_ID]
+
+
+def _tool_call_parts(raw: object) -> Iterator[dict[str, Any]]:
     if not isinstance(raw, str):
         return
     try:
@@ -78,7 +91,7 @@ def tool_call_ids(raw: object) -> Iterator[str]:
         parts = message.get(PARTS) if isinstance(message, dict) else None
         for part in parts if isinstance(parts, list) else ():
             if isinstance(part, dict) and part.get(PART_TYPE) == TOOL_CALL and isinstance(part.get(TOOL_CALL_ID), str):
-                yield part[TOOL_CALL_ID]
+                yield part
 
 
 def is_literal(text: str) -> bool:

@@ -1,7 +1,8 @@
 """The OpenAI Agents SDK through logfire and OpenLLMetry (Traceloop), where they differ from GenAI.
 
 Both instrumentations are processors of the SDK's own traces, so they record what the SDK does:
-tools of one response start in issue order, no tool span has a call id, and a failed tool is a
+tools of one response start in issue order, no tool span has a call id (logfire's Chat Completions
+spans keep the issued ones in their `output` JSON, read by `issued_calls`), and a failed tool is a
 tool that raised (the SDK tells the model an error occurred; it has no retry signal), whatever
 result the span records. The SDK redacts the error itself unless the app sets its own
 `failure_error_function`.
@@ -21,10 +22,11 @@ from __future__ import annotations
 from pydantic_evals.otel.span_tree import SpanNode
 
 from . import genai
-from .arguments import recorded_arguments
+from .arguments import load_json, recorded_arguments
 from .family import Arguments, FailureStage, Family, ToolSpans
 
 LOGFIRE_TOOL_SPAN = 'Function: {name}'
+LOGFIRE_CHAT_SPAN = 'Chat completion with {gen_ai.request.model!r}'
 LOGFIRE_AGENT_SPAN = 'Agent run: {name!r}'
 LOGFIRE_NAME = 'name'
 LOGFIRE_INPUT = 'input'
@@ -51,6 +53,25 @@ class OpenAIAgents(Family):
         if _is_logfire_tool(node) or node.attributes.get(TRACELOOP_KIND) == TRACELOOP_TOOL:
             return 'raised'
         return None
+
+    def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:
+        """From a Chat Completions span's `output` JSON: `[{"tool_calls": [{"id", "function": {"name"}}]}]`."""
+        raw = node.attributes.get(LOGFIRE_OUTPUT)
+        if node.name != LOGFIRE_CHAT_SPAN or not isinstance(raw, str):
+            return None
+        try:
+            output = load_json(raw)
+        except ValueError:
+            return None
+        found: list[tuple[str, str]] = []
+        for message in output if isinstance(output, list) else ():
+            calls = message.get('tool_calls') if isinstance(message, dict) else None
+            for call in calls if isinstance(calls, list) else ():
+                function = call.get('function') if isinstance(call, dict) else None
+                name = function.get('name') if isinstance(function, dict) else None
+                if isinstance(call_id := call.get('id'), str) and isinstance(name, str):
+                    found.append((call_id, name))
+        return found
 
     def agent_run(self, node: SpanNode) -> str | None:
         if node.name != LOGFIRE_AGENT_SPAN:

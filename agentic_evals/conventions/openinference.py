@@ -493,6 +493,11 @@ class OpenInference(Family):
             return None
         return [call_id for call_id, _, _ in issued_calls(node) if call_id is not None]
 
+    def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:
+        if _kind(node) != LLM:
+            return None
+        return [(i, name) for i, name, _ in issued_calls(node) if i is not None and name is not None]
+
     def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:
         # The ids are separate attributes: quoting them side by side gives the text to search.
         texts: list[str | None] = []

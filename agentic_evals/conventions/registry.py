@@ -159,6 +159,7 @@ class Registry:
                 'usage',
                 'request_facts',
                 'issued_call_ids',
+                'issued_calls',
                 'issued_texts',
                 'issue_positions',
                 'agent_run',
@@ -243,6 +244,10 @@ class Registry:
 
     def issued_call_ids(self, node: SpanNode) -> list[str]:
         answer: list[str] | None = _first(self._asked['issued_call_ids'], node)
+        return [] if answer is None else answer
+
+    def issued_calls(self, node: SpanNode) -> list[tuple[str, str]]:
+        answer: list[tuple[str, str]] | None = _first(self._asked['issued_calls'], node)
         return [] if answer is None else answer
 
     def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None]:

@@ -166,7 +166,7 @@ class SpanSource:
             arguments=arguments.parsed,
             raw_arguments=arguments.raw,
             arguments_problem=arguments.problem,
-            call_id=REGISTRY.call_id(node),
+            call_id=REGISTRY.call_id(node) or issuers.recovered_id(self._position(index)),
             result=REGISTRY.result(node),
             status=status,
             failure_stage=REGISTRY.failure_stage(node) if status == 'failed' else None,

@@ -13,7 +13,7 @@ from pydantic_evals.otel.span_tree import SpanNode
 
 from ..conventions.messages import is_literal
 from ..conventions.registry import REGISTRY, Registry
-from .walk import CALLS_BEFORE, REQUEST_SPAN, SPAN, Call, Request
+from .walk import CALLS_BEFORE, NAME, REQUEST_SPAN, SPAN, Call, Request
 
 _SCAN_STEPS = 8
 """How far back a look-up scans the requests, once the first few have scanned all the way."""
@@ -102,6 +102,25 @@ class Issuers:
             return None
         slot = bisect_right(entry[0], index)  # that parent's requests walked before call `index`
         return entry[1][slot - 1] if slot else None
+
+    def recovered_id(self, index: int) -> str | None:
+        """The call id of call `index` when its span records none: the response that issued it
+        (the latest request under its parent) lists its calls; the call's place among that
+        response's calls of the same name is its place among the issued calls of that name."""
+        issuer = self.direct(index)
+        if issuer is None:
+            return None
+        call = self._calls[index]
+        parent, name = call[SPAN].parent, call[NAME]
+        start = self._requests[issuer][CALLS_BEFORE]
+        siblings = [
+            p
+            for p in range(start, self.group_end(issuer, parent))
+            if self._calls[p][NAME] == name and self._calls[p][SPAN].parent is parent
+        ]
+        issued = [i for i, n in self._registry.issued_calls(self._requests[issuer][REQUEST_SPAN]) if n == name]
+        place = siblings.index(index) if index in siblings else len(issued)
+        return issued[place] if place < len(issued) else None
 
     def group_end(self, issuer: int, parent: object) -> int:
         """Where the calls a response issued under `parent` end: at the parent's next request."""

@@ -34,18 +34,16 @@ class OpenInferenceRoute(Route):
 OPENAI_REDACTED = 'An error occurred while running the tool. Please try again.'
 
 ROUTES = {
-    # openai-agents tool spans carry no call id: recovering them from the issuing response is generic.
+    # openai-agents tool spans carry no call id: each is recovered from the issuing response.
     'openai-agents-chat': OpenInferenceRoute(
         'openai_agents/openinference-chat.otlp.jsonl',
         models=('orchestrator_model', 'expert_model'),
         flaky_result=OPENAI_REDACTED,
-        call_ids=False,
     ),
     'openai-agents-responses': OpenInferenceRoute(
         'openai_agents/openinference-responses.otlp.jsonl',
         models=('orchestrator_model', 'expert_model'),
         flaky_result=OPENAI_REDACTED,
-        call_ids=False,
     ),
     'langgraph': OpenInferenceRoute(
         'langgraph/openinference.otlp.jsonl', models=('orchestrator-model', 'expert-model')
@@ -60,7 +58,7 @@ ROUTES = {
         'crewai/openinference-events.otlp.jsonl', models=('gpt-4o', 'gpt-4o'), call_ids=False
     ),
     'crewai-litellm': OpenInferenceRoute(
-        'crewai/openinference-litellm.otlp.jsonl', models=('openai/gpt-4o', 'openai/gpt-4o'), call_ids=False
+        'crewai/openinference-litellm.otlp.jsonl', models=('openai/gpt-4o', 'openai/gpt-4o')
     ),
     # pydantic-ai's orchestrator (GenAI spans) around a LangGraph expert (OpenInference spans).
     'mixed-langgraph': OpenInferenceRoute(
@@ -100,13 +98,12 @@ REPORT = f"Here is the final answer from your managed agent 'expert':\n{EXPERT_A
 def test_smolagents_calls() -> None:
     trajectory = SMOLAGENTS.trajectory()
     expected: list[tuple[Any, ...]] = [row for row in expected_calls(SMOLAGENTS) if row[0] != 'ask_expert']
-    expected = [(*row[:-1], None) for row in expected]
     expected.insert(
         3, ('expert', {'task': 'what is otel?'}, REPORT, 'ok', None, 'orchestrator', ORCHESTRATOR, 'call_4')
     )
-    final = ('final_answer', {'answer': EXPERT_ANSWER}, EXPERT_ANSWER, 'ok', None, 'expert', EXPERT, None)
+    final = ('final_answer', {'answer': EXPERT_ANSWER}, EXPERT_ANSWER, 'ok', None, 'expert', EXPERT, 'call_6')
     done = ('final_answer', {'answer': 'Booked: Paris, sunny.'}, 'Booked: Paris, sunny.', 'ok', None)
-    expected += [final, (*done, 'orchestrator', ORCHESTRATOR, None)]
+    expected += [final, (*done, 'orchestrator', ORCHESTRATOR, 'call_7')]
     assert actual_calls(trajectory) == expected
     assert [call.is_output_function for call in trajectory.tool_calls] == [False] * 5 + [True] * 2
 

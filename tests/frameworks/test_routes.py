@@ -42,8 +42,7 @@ ROUTES = {
     'openai-agents-logfire': Route(
         'openai_agents/logfire.otlp.jsonl',
         models=('orchestrator_model', 'expert_model'),
-        flaky_result=REDACTED,
-        call_ids=False,  # only in the issuing response's `output` JSON
+        flaky_result=REDACTED,  # call ids: recovered from the issuing response's `output` JSON
     ),
     'openai-agents-openllmetry': Route(
         'openai_agents/openllmetry.otlp.jsonl',

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from agentic_evals import extract_trajectory
 
 from ..factories import TreeBuilder
@@ -76,3 +78,31 @@ def test_the_response_a_call_hangs_under_issued_it() -> None:
     b.tool('c', orphan, call_id='dup')  # under no response: the first that issued the id
     t = extract_trajectory(b.build())
     assert [(c.name, c.issued_by) for c in t.tool_calls] == [('a', 1), ('b', 1), ('c', 0)]
+
+
+def test_a_call_without_an_id_gets_it_from_the_response_that_issued_it() -> None:
+    """Its place among that response's calls of its name is its place among the issued ones."""
+    b = TreeBuilder()
+    run = b.agent('main')
+    parts = [
+        {'type': 'tool_call', 'id': i, 'name': n, 'arguments': {}} for i, n in [('a1', 'a'), ('b1', 'b'), ('a2', 'a')]
+    ]
+    b.chat(run, **{'gen_ai.output.messages': json.dumps([{'role': 'assistant', 'parts': parts}])})
+    b.tool('a', run)
+    b.tool('b', run)
+    b.tool('a', run)
+    b.tool('a', run)  # the response issued two calls of `a`: a third has no id to recover
+    b.chat(run)
+    b.tool('b', run)  # issued by a response that lists nothing
+    b.tool('c', run, call_id='own')  # an id on the span is its own
+
+    calls = extract_trajectory(b.build()).tool_calls
+
+    assert [(c.name, c.call_id) for c in calls] == [
+        ('a', 'a1'),
+        ('b', 'b1'),
+        ('a', 'a2'),
+        ('a', None),
+        ('b', None),
+        ('c', 'own'),
+    ]
