@@ -18,6 +18,8 @@ and the requests. What LangSmith keeps its own way:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic_evals.otel.span_tree import SpanNode
 
 from .arguments import load_json, recorded_arguments
@@ -25,6 +27,8 @@ from .family import Arguments, Family
 
 SPAN_KIND = 'langsmith.span.kind'
 TOOL = 'tool'
+LLM = 'llm'
+TOOL_CALLS = 'tool_calls'
 CHAIN = 'chain'
 INPUTS = 'gen_ai.prompt'
 OUTPUTS = 'gen_ai.completion'
@@ -53,8 +57,48 @@ def tool_output(raw: str) -> str | None:
     return raw
 
 
+def issued_calls(raw: object) -> list[tuple[str, str]]:
+    """(id, name) of the calls in an LLMResult: `generations[0][0].message.kwargs.tool_calls`."""
+    if not isinstance(raw, str) or TOOL_CALLS not in raw:
+        return []
+    try:
+        result = load_json(raw)
+        calls = result['generations'][0][0]['message']['kwargs'][TOOL_CALLS]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return []
+    return [
+        (call['id'], call['name'])
+        for call in calls
+        if isinstance(calls, list)
+        if isinstance(call, dict) and isinstance(call.get('id'), str) and isinstance(call.get('name'), str)
+    ]
+
+
 class LangSmith(Family):
     name = 'langsmith'
+
+    def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:
+        if node.attributes.get(SPAN_KIND) != LLM:
+            return None
+        return issued_calls(node.attributes.get(OUTPUTS))
+
+    def issued_call_ids(self, node: SpanNode) -> list[str] | None:
+        found = self.issued_calls(node)
+        return None if found is None else [call_id for call_id, _ in found]
+
+    def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:
+        if not any(node.attributes.get(SPAN_KIND) == LLM for node in nodes):
+            return None
+        return [
+            raw
+            if node.attributes.get(SPAN_KIND) == LLM and isinstance(raw := node.attributes.get(OUTPUTS), str)
+            else None
+            for node in nodes
+        ]
+
+    def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int] | None:
+        found = self.issued_call_ids(node)
+        return None if found is None else {call_id: position for position, call_id in enumerate(found)}
 
     def arguments(self, node: SpanNode) -> Arguments | None:
         if node.attributes.get(SPAN_KIND) != TOOL:

@@ -227,6 +227,46 @@ def in_issue_order(
             order = order or list(range(len(calls)))
             for slot, source in zip(slots, by_issue, strict=True):
                 order[slot] = slots[source]
+    return _parallel_tasks_in_issue_order(calls, order, requests, issuers, registry)
+
+
+def _parallel_tasks_in_issue_order(
+    calls: list[Call], order: list[int] | None, requests: list[Request], issuers: Issuers, registry: Registry
+) -> list[int] | None:
+    """Calls a framework runs as parallel tasks, each under a span of its own (LangGraph's `tools`),
+    start in whatever order the tasks get going: a run of such calls (overlapping in time, under
+    different parents) issued by one response is put in the order the response issued them.
+
+    Only neighbours with different parents that overlap are looked at, so calls run by one agent
+    span side by side (pydantic-ai's) cost one comparison each.
+    """
+    index = 0
+    while index + 1 < len(calls):
+        a, b = calls[index][SPAN], calls[index + 1][SPAN]
+        if a.parent is b.parent or b.start_timestamp >= a.end_timestamp:
+            index += 1
+            continue
+        issuer = issuers(index)
+        end = index + 1
+        while (
+            end < len(calls)
+            and calls[end][SPAN].parent is not calls[end - 1][SPAN].parent
+            and calls[end][SPAN].start_timestamp < calls[end - 1][SPAN].end_timestamp
+            and issuer is not None
+            and issuers(end) == issuer
+        ):
+            end += 1
+        if issuer is not None and end - index > 1:
+            slots = list(range(index, end))
+            ids = [registry.call_id(calls[i][SPAN]) for i in slots]
+            positions = registry.issue_positions(requests[issuer][REQUEST_SPAN], ids)
+            by_issue = sorted(slots, key=lambda i: (positions.get(ids[i - index], len(slots)), i))
+            if by_issue != slots:
+                order = order or list(range(len(calls)))
+                current = [order[i] for i in slots]
+                for slot, source in zip(slots, by_issue, strict=True):
+                    order[slot] = current[source - index]
+        index = end
     return order
 
 

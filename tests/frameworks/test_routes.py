@@ -55,22 +55,7 @@ ROUTES = {
 }
 
 
-OUT_OF_ISSUE_ORDER = {
-    # LangGraph runs one response's calls as parallel tasks: here `flaky`'s span starts first. The
-    # issue order is in the issuing response's LLMResult JSON, which is not read yet.
-    'langgraph-langsmith': 'parallel calls under separate `tools` spans keep their start order',
-}
-
-
-@pytest.mark.parametrize(
-    'route',
-    [
-        pytest.param(route, id=key, marks=[pytest.mark.xfail(strict=True, reason=OUT_OF_ISSUE_ORDER[key])])
-        if key in OUT_OF_ISSUE_ORDER
-        else pytest.param(route, id=key)
-        for key, route in ROUTES.items()
-    ],
-)
+@pytest.mark.parametrize('route', ROUTES.values(), ids=ROUTES.keys())
 def test_tool_calls(route: Route) -> None:
     assert actual_calls(route.trajectory()) == expected_calls(route)
 

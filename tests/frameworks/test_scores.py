@@ -51,7 +51,6 @@ DIFFERENCES: dict[str, dict[str, Any]] = {
     # CrewAI's default wrappers record no model span
     'crewai': {'requests 5': True},
 }
-XFAIL = {'langgraph-langsmith': test_routes.OUT_OF_ISSUE_ORDER['langgraph-langsmith']}
 
 
 def scores(path: str) -> dict[str, Any]:
@@ -81,12 +80,6 @@ def test_the_reference_scores_what_the_scenario_did() -> None:
     }
 
 
-@pytest.mark.parametrize(
-    'key',
-    [
-        pytest.param(key, marks=[pytest.mark.xfail(strict=True, reason=XFAIL[key])]) if key in XFAIL else key
-        for key in ROUTES
-    ],
-)
+@pytest.mark.parametrize('key', ROUTES)
 def test_every_route_scores_as_pydantic_ai(key: str) -> None:
     assert scores(ROUTES[key].file) == {**REFERENCE, **DIFFERENCES.get(key, {})}

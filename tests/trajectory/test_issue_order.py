@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 from agentic_evals import extract_trajectory
 
@@ -106,3 +107,25 @@ def test_a_call_without_an_id_gets_it_from_the_response_that_issued_it() -> None
         ('b', None),
         ('c', 'own'),
     ]
+
+
+def test_parallel_tasks_take_the_order_their_response_issued_them_in() -> None:
+    """Calls run as tasks under spans of their own (LangGraph's `tools`) start in any order."""
+    b = TreeBuilder()
+    run = b.agent('main')
+    b.chat(run, issued=['first', 'second'])
+    tasks = [b.span('tools', run, start=10), b.span('tools', run, start=11)]
+    b.tool('b', tasks[1], call_id='second', start=12)  # the second task's call got going first
+    b.tool('a', tasks[0], call_id='first', start=13)
+    later = b.span('tools', run, start=40)
+    b.tool('c', later, call_id='unlisted', start=41)
+
+    tree = b.build()
+    for node in tree:  # make the two calls overlap in time, the third start after both
+        if node.name.startswith('execute_tool '):
+            node.end_timestamp = node.start_timestamp + timedelta(seconds=1 if node.name != 'execute_tool c' else 0.1)
+    for node in tree:
+        if node.name == 'execute_tool c':
+            node.start_timestamp = node.end_timestamp = max(n.end_timestamp for n in tree) + timedelta(seconds=1)
+
+    assert [c.call_id for c in extract_trajectory(tree).tool_calls] == ['first', 'second', 'unlisted']
