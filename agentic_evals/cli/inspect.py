@@ -200,6 +200,7 @@ def _footer(trace: LoadedTrace, trajectory: Trajectory) -> Iterator[Text]:
         f' {counts["ok"]} ok, {counts["failed"]} failed, {counts["deferred"]} deferred,'
         f' {outputs} output function(s)'
     )
+    yield Text(f'instrumentation: {", ".join(trajectory.families) or "none recognised"}')
     yield Text(f'scored tool calls: {_names(trajectory.calls())}')
     yield Text(f'with include_failed=True: {_names(trajectory.calls(include_failed=True))}')
     for note in trajectory.notes:
@@ -241,6 +242,7 @@ def trace_json(trace: LoadedTrace) -> dict[str, Any]:
             'model_requests': list(trajectory.model_requests),
             'agents': list(trajectory.agents),
             'notes': list(trajectory.notes),
+            'families': list(trajectory.families),
         },
     }
     return dict(to_jsonable_python(data))

@@ -124,10 +124,20 @@ class Family:
     name: str = 'family'
     tool_spans: ToolSpans | None = None
     request_spans: RequestSpans | None = None
+    markers: tuple[str, ...] = ()
+    """Attribute keys only this family's spans hold: a span with one is recognised as the family's
+    (what `inspect` names); a family whose markers need a value check overrides `recognises`."""
+    marker_spans: frozenset[str] = frozenset()
+    """Span names only this family uses (as `markers`)."""
     events: ClassVar[Mapping[str, Mapping[str, str]]] = {}
     """Event name -> {event attribute: span attribute}: what the trace readers copy from a span's
     events onto the span (`SpanNode` has no events), for a family that records content in events.
     A span's own attribute, or an earlier event's, is never overwritten."""
+
+    def recognises(self, node: SpanNode) -> bool:
+        """Whether `node` is one of this family's spans (not asked by the walks: `inspect` names them)."""
+        attributes = node.attributes
+        return node.name in self.marker_spans or any(key in attributes for key in self.markers)
 
     # -- classification beyond the descriptions (slower: one call per span holding the marker) --
 

@@ -50,6 +50,7 @@ AGENT_SPAN_PREFIX = AGENT_SPAN + ' '
 DEFAULT_AGENT_NAME = 'agent'
 
 REQUEST_MODEL = 'gen_ai.request.model'
+PROVIDER_NAME = 'gen_ai.provider.name'
 RESPONSE_MODEL = 'gen_ai.response.model'
 INPUT_MESSAGES = 'gen_ai.input.messages'
 OUTPUT_MESSAGES = 'gen_ai.output.messages'
@@ -166,6 +167,7 @@ class GenAI(Family):
     """
 
     name = 'otel-genai'
+    markers = (OPERATION_NAME, TOOL_NAME, REQUEST_MODEL, RESPONSE_MODEL, AGENT_NAME)
     tool_spans = ToolSpans(TOOL_NAME, span_prefixes=(TOOL_SPAN_PREFIX,))
     # With `gen_ai_latest_experimental`, instrumentations may record a request's messages in an event
     # instead of span attributes (Strands does): read as if they were the span's own.

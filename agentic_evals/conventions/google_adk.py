@@ -28,6 +28,9 @@ ERROR_TYPE = 'error.type'
 TOOL_ERROR = 'TOOL_ERROR'
 V1_ARGUMENTS = 'gcp.vertex.agent.tool_call_args'
 V1_RESPONSE = 'gcp.vertex.agent.tool_response'
+V1_LLM_RESPONSE = 'gcp.vertex.agent.llm_response'
+GEMINI = 'gcp.gemini'
+"""The provider name ADK's schema v2 model spans carry."""
 WRAPPED_RESULT = 'result'
 """The key ADK wraps a tool's non-dict return value in."""
 
@@ -52,6 +55,15 @@ def _is_adk_tool(node: SpanNode) -> bool:
 
 class GoogleADK(Family):
     name = 'google-adk'
+    markers = (V1_ARGUMENTS, V1_RESPONSE, V1_LLM_RESPONSE)
+
+    def recognises(self, node: SpanNode) -> bool:
+        return (
+            super().recognises(node)
+            or node.attributes.get(ERROR_TYPE) == TOOL_ERROR
+            or (node.attributes.get(genai.PROVIDER_NAME) == GEMINI)
+        )
+
     tool_spans = ToolSpans(genai.TOOL_NAME, not_calls=frozenset({MERGED_TOOLS_NAME}))
 
     def arguments(self, node: SpanNode) -> Arguments | None:

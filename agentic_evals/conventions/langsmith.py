@@ -76,6 +76,7 @@ def issued_calls(raw: object) -> list[tuple[str, str]]:
 
 class LangSmith(Family):
     name = 'langsmith'
+    markers = (SPAN_KIND,)
 
     def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:
         if node.attributes.get(SPAN_KIND) != LLM:

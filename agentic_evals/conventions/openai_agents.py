@@ -41,6 +41,8 @@ def _is_logfire_tool(node: SpanNode) -> bool:
 
 class OpenAIAgents(Family):
     name = 'openai-agents'
+    markers = (TRACELOOP_KIND,)
+    marker_spans = frozenset({LOGFIRE_TOOL_SPAN, LOGFIRE_AGENT_SPAN, LOGFIRE_CHAT_SPAN})
     tool_spans = ToolSpans(LOGFIRE_NAME, span_names=frozenset({LOGFIRE_TOOL_SPAN}))
 
     def arguments(self, node: SpanNode) -> Arguments | None:

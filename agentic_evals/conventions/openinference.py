@@ -398,6 +398,7 @@ class OpenInference(Family):
     """Spans of any OpenInference instrumentor, by `openinference.span.kind` (module docstring)."""
 
     name = 'openinference'
+    markers = (SPAN_KIND,)
 
     def call_classifiers(self) -> Mapping[str, Classifier]:
         return {SPAN_KIND: classify_call}

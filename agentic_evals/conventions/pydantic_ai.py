@@ -45,6 +45,7 @@ INVALID_JSON_KEY = 'INVALID_JSON'
 # Agent spans (version 2+): the whole conversation, in the GenAI message format, and the output.
 ALL_MESSAGES = 'pydantic_ai.all_messages'
 FINAL_RESULT = 'final_result'
+MODEL_REQUEST_PARAMETERS = 'model_request_parameters'
 
 # Message histories (`result.all_messages()`): the output tools pydantic-ai names itself.
 OUTPUT_TOOL = FINAL_RESULT
@@ -56,6 +57,8 @@ class PydanticAI(Family):
     (output functions, deferred calls, failure stages, the agent span's conversation and output)."""
 
     name = 'pydantic-ai'
+    markers = (ALL_MESSAGES, FINAL_RESULT, RETRY_CAUSE, FAILURE_STAGE, DEFERRAL_NAME, MODEL_REQUEST_PARAMETERS)
+    marker_spans = frozenset({V2_TOOL_SPAN, V2_AGENT_SPAN})
     tool_spans = ToolSpans(
         genai.TOOL_NAME,
         span_names=frozenset({V2_TOOL_SPAN, V2_OUTPUT_FUNCTION_SPAN}),

@@ -171,6 +171,18 @@ class Registry:
         }
         self._agent_run = self._asked['agent_run']
 
+    def families_in(self, nodes: Iterable[SpanNode]) -> list[str]:
+        """The names of the families that recognise at least one of `nodes`, in registry order."""
+        left = list(self.families)
+        found: set[str] = set()
+        for node in nodes:
+            for family in left:
+                if family.name not in found and family.recognises(node):
+                    found.add(family.name)
+            if len(found) == len(left):
+                break
+        return [family.name for family in self.families if family.name in found]
+
     # -- classification off the walks' inline path ---------------------------------------------
 
     def classify_rest(self, node: SpanNode, notes: list[str]) -> Answer:

@@ -53,6 +53,7 @@ def content_text(raw: str) -> str:
 
 class Strands(Family):
     name = 'strands'
+    markers = (TOOL_STATUS,)
     events: ClassVar[Mapping[str, Mapping[str, str]]] = {
         TOOL_MESSAGE_EVENT: {'content': EVENT_ARGUMENTS},
         CHOICE_EVENT: {'message': EVENT_RESULT},

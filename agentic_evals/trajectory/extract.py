@@ -190,6 +190,9 @@ class SpanSource:
         unrecognised = self.unrecognised()
         return (*self._walk().notes, *([] if unrecognised is None else [unrecognised]))
 
+    def families(self) -> list[str]:
+        return REGISTRY.families_in(self._nodes)
+
     def unrecognised(self) -> str | None:
         if not self._nodes:
             return None

@@ -80,6 +80,10 @@ class TrajectorySource(Protocol):
 
     def notes(self) -> tuple[str, ...]: ...
 
+    def families(self) -> list[str]:
+        """The instrumentation families whose spans the trace holds."""
+        ...
+
     def unrecognised(self) -> str | None:
         """What the spans look like, when there are spans but none is an agent run, a tool call
         or a model request; `None` otherwise."""
@@ -148,6 +152,12 @@ class Trajectory:
             self._records = [None] * len(names)
             self._names = names
         return self._names
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The instrumentation families recognised in the spans (`'pydantic-ai'`, `'otel-genai'`,
+        `'openinference'`, ...), in the order they are asked; empty for a trajectory not read from spans."""
+        return () if self._source is None else tuple(self._source.families())
 
     @property
     def unrecognised(self) -> str | None:

@@ -13,7 +13,9 @@ from opentelemetry.trace import Status, StatusCode
 from agentic_evals import capture, write_otlp_json
 
 from ..real_runs import expected_calls
-from . import run_cli, traces
+from . import ROOT, run_cli, traces
+
+FRAMEWORKS = ROOT / 'fixtures' / 'frameworks'
 
 CALL = re.compile(r'call (\d+): (\S+) (ok|failed|deferred)( \((validation|retry|raised)\))?')
 LONG_QUERY = 'x' * 300
@@ -208,3 +210,55 @@ def test_traces_are_named_by_their_case_name(capsys: pytest.CaptureFixture[str],
 def test_the_epilog_lists_every_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
     done = run_cli(capsys, 'inspect', '--help')
     assert '3 internal error (a bug), 130 interrupted' in ' '.join(done.out.split())
+
+
+@pytest.mark.parametrize(
+    ('fixture', 'families'),
+    [
+        ('pydantic_ai/scenario.otlp.jsonl', ['pydantic-ai', 'otel-genai']),
+        ('pydantic_ai/mixed-langgraph.otlp.jsonl', ['pydantic-ai', 'openinference', 'otel-genai']),
+        ('google_adk/v1.otlp.jsonl', ['google-adk', 'otel-genai']),
+        ('strands/default.otlp.jsonl', ['strands', 'otel-genai']),
+        ('langgraph/langsmith.otlp.jsonl', ['langsmith', 'otel-genai']),
+        ('openai_agents/logfire.otlp.jsonl', ['openai-agents', 'otel-genai']),
+        ('smolagents/openinference.otlp.jsonl', ['openinference']),
+    ],
+)
+def test_inspect_names_the_instrumentation_it_recognised(
+    capsys: pytest.CaptureFixture[str], fixture: str, families: list[str]
+) -> None:
+    path = str(FRAMEWORKS / fixture)
+    done = run_cli(capsys, 'inspect', path)
+    assert done.code == 0
+    assert f'instrumentation: {", ".join(families)}\n' in done.out
+    done = run_cli(capsys, 'inspect', '--json', path)
+    assert json.loads(done.out.splitlines()[0])['trajectory']['families'] == families
+
+
+def test_inspect_says_when_it_recognised_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    line = {
+        'resourceSpans': [
+            {
+                'scopeSpans': [
+                    {
+                        'spans': [
+                            {
+                                'traceId': '0' * 31 + '1',
+                                'spanId': '0' * 15 + '1',
+                                'name': 'step',
+                                'startTimeUnixNano': '1',
+                                'endTimeUnixNano': '2',
+                                'attributes': [{'key': 'acme.kind', 'value': {'stringValue': 'tool'}}],
+                            }
+                        ]
+                    }
+                ]
+            }
+        ]
+    }
+    path = tmp_path / 'acme.otlp.jsonl'
+    path.write_text(json.dumps(line) + '\n')
+    done = run_cli(capsys, 'inspect', str(path))
+    assert done.code == 0
+    assert 'instrumentation: none recognised\n' in done.out
+    assert "note: no agent run, tool call or model request recognised in 1 span(s) (span names: 'step' x1" in done.out
