@@ -194,9 +194,9 @@ class SpanSource:
         return REGISTRY.families_in(self._nodes)
 
     def unrecognised(self) -> str | None:
-        if not self._nodes:
-            return None
-        walked = self._walk()  # asked only of a trace that scored nothing: no walk to spare
+        if not self._nodes or self._requests or (self._counts is not None and any(self._counts)):
+            return None  # what was counted already shows the trace was read
+        walked = self._walk()  # asked only of a failing result on a trace not walked yet
         found = walked.calls or walked.requests or walked.notes  # a note: a call was seen, but unreadable
         if found or any(REGISTRY.agent_run(node) is not None for node in self._nodes):
             return None
