@@ -12,6 +12,10 @@ and the requests. What LangSmith keeps its own way:
   `ls_integration=langgraph` like everything inside it, but with no `graph:step:N` tag (which its
   node runs have) and not inside another LangGraph chain (as a node's own runnables are). A graph
   invoked inside a tool inherits the calling node's metadata, so the parent decides, not that.
+- A run's prompt and answer are LangChain messages in those JSONs: the graph's input state's first
+  `human` message and its output state's last message when it is an `ai` one with text; a model
+  request's `{"messages": [[...]]}` and its LLMResult (`generations[0][0]`), serialised as
+  `{"lc": 1, "kwargs": {...}}` constructors.
 - `RunnableSequence` chains repeat their model request's `gen_ai.usage.*` but name no model, so
   they are never requests.
 """
@@ -19,6 +23,7 @@ and the requests. What LangSmith keeps its own way:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
@@ -74,6 +79,48 @@ def issued_calls(raw: object) -> list[tuple[str, str]]:
     ]
 
 
+HUMAN = ('human', 'user')
+AI = ('ai', 'assistant')
+
+
+def _json_at(node: SpanNode, key: str) -> Any:
+    raw = node.attributes.get(key)
+    try:
+        return load_json(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return None
+
+
+def message_text(message: object, types: tuple[str, ...]) -> str | None:
+    """The text of a LangChain message of one of `types` (a dict, its `lc` constructor or a
+    `(type, text)` pair); `None` for another type or a message without text."""
+    if isinstance(message, list) and len(message) == 2:
+        kind, content = message
+    elif isinstance(message, dict):
+        fields = message.get('kwargs') if message.get('lc') else message
+        fields = fields if isinstance(fields, dict) else {}
+        kind, content = fields.get('type'), fields.get(CONTENT)
+    else:
+        return None
+    if kind not in types:
+        return None
+    if isinstance(content, list):  # content blocks
+        texts = [b if isinstance(b, str) else b.get('text') for b in content if isinstance(b, (str, dict))]
+        content = '\n'.join(t for t in texts if isinstance(t, str)) or None
+    return content if isinstance(content, str) and content else None
+
+
+def _messages(value: object) -> list[Any]:
+    messages = value.get('messages') if isinstance(value, dict) else None
+    if isinstance(messages, list) and messages and isinstance(messages[0], list):
+        messages = messages[0]  # a chat model's input: one list of messages per prompt
+    return messages if isinstance(messages, list) else []
+
+
+def first_human_text(value: object) -> str | None:
+    return next((t for m in _messages(value) if (t := message_text(m, HUMAN)) is not None), None)
+
+
 class LangSmith(Family):
     name = 'langsmith'
     markers = (SPAN_KIND,)
@@ -127,6 +174,36 @@ class LangSmith(Family):
             return None  # a runnable inside a node (`call_model`, `RunnableSequence`, ...)
         name = node.name
         return name if isinstance(name, str) and name else None
+
+    def run_prompt(self, agent: SpanNode) -> str | None:
+        """The first human message of a graph's input state."""
+        return first_human_text(_json_at(agent, INPUTS)) if agent.attributes.get(SPAN_KIND) == CHAIN else None
+
+    def run_output(self, agent: SpanNode) -> Any:
+        """The graph's output state's last message, when the agent answered with text."""
+        if agent.attributes.get(SPAN_KIND) != CHAIN:
+            return None
+        messages = _messages(_json_at(agent, OUTPUTS))
+        return message_text(messages[-1], AI) if messages else None
+
+    def span_prompt(self, node: SpanNode) -> str | None:
+        return first_human_text(_json_at(node, INPUTS)) if node.attributes.get(SPAN_KIND) == LLM else None
+
+    def response_text(self, node: SpanNode) -> str | None:
+        """The text of an LLMResult's first generation (its message's content, else its `text`)."""
+        result = _json_at(node, OUTPUTS) if node.attributes.get(SPAN_KIND) == LLM else None
+        if not isinstance(result, dict):
+            return None
+        try:
+            generation = result['generations'][0][0]
+        except (KeyError, IndexError, TypeError):
+            return None
+        if not isinstance(generation, dict):
+            return None
+        text = message_text(generation.get('message'), AI)
+        if text is None and isinstance(plain := generation.get('text'), str) and plain:
+            text = plain
+        return text
 
 
 FAMILY = LangSmith()

@@ -10,14 +10,19 @@ result the span records. The SDK redacts the error itself unless the app sets it
 logfire names spans after its message templates: `Function: {name}` is a tool call (tool name in
 `name`, arguments in `input`, result in `output`), `Agent run: {name!r}` an agent run (`name`), and
 `Chat completion with {gen_ai.request.model!r}` a model request without an operation name (counted
-by `genai.unlabelled_request`). Turn and task spans repeat token totals in a `usage` JSON, never read.
+by `genai.unlabelled_request`), whose `input` and `output` are the Chat Completions messages: the
+prompt is the first user message, the answer the last output message's text. Turn and task spans
+repeat token totals in a `usage` JSON, never read.
 
 OpenLLMetry names tool spans `{tool}.tool` (found by `genai.operation_tool_call`) and parents a
 sub-agent's run to the trace's root instead of the tool that ran it (the agent structure nests a
-top-level run inside the call whose time it falls in).
+top-level run inside the call whose time it falls in). Its Chat Completions spans record the input
+messages (read by `genai`) but no output messages: the final answer is not in the trace.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
@@ -33,6 +38,27 @@ LOGFIRE_INPUT = 'input'
 LOGFIRE_OUTPUT = 'output'
 TRACELOOP_KIND = 'traceloop.span.kind'
 TRACELOOP_TOOL = 'tool'
+
+
+def chat_messages(node: SpanNode, key: str) -> list[dict[str, Any]]:
+    """The Chat Completions messages a logfire chat span records under `key` (`input`, `output`)."""
+    raw = node.attributes.get(key)
+    if node.name != LOGFIRE_CHAT_SPAN or not isinstance(raw, str):
+        return []
+    try:
+        value = load_json(raw)
+    except ValueError:
+        return []
+    return [m for m in value if isinstance(m, dict)] if isinstance(value, list) else []
+
+
+def chat_text(message: dict[str, Any]) -> str | None:
+    """A chat message's `content`: the text, or its `text` parts joined by newlines."""
+    content = message.get('content')
+    if isinstance(content, list):
+        texts = [p['text'] for p in content if isinstance(p, dict) and isinstance(p.get('text'), str)]
+        content = '\n'.join(texts) if texts else None
+    return content if isinstance(content, str) and content else None
 
 
 def _is_logfire_tool(node: SpanNode) -> bool:
@@ -80,6 +106,14 @@ class OpenAIAgents(Family):
             return None
         name = node.attributes.get(LOGFIRE_NAME)
         return name if isinstance(name, str) and name else None
+
+    def span_prompt(self, node: SpanNode) -> str | None:
+        user = (chat_text(m) for m in chat_messages(node, LOGFIRE_INPUT) if m.get('role') == 'user')
+        return next((text for text in user if text is not None), None)
+
+    def response_text(self, node: SpanNode) -> str | None:
+        texts = [text for m in chat_messages(node, LOGFIRE_OUTPUT) if (text := chat_text(m)) is not None]
+        return texts[-1] if texts else None
 
 
 FAMILY = OpenAIAgents()

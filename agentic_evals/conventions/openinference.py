@@ -37,6 +37,13 @@ span kind decides what a span is, never its name (instrumentors name spans after
   LangGraph's `agent` AGENT spans are one node per turn, not runs; a LlamaIndex workflow agent's
   `{Class}.run` CHAIN span, named by the `current_agent_name` its `init_run` step returns (the last
   field of the `AgentInput` repr: the only place the name is recorded that user text cannot precede).
+- **A run's prompt and answer**: the agent span's first user message, else the first LLM span's; the
+  answer is the last LLM response's text. smolagents' run span records both itself (`task` in
+  `input.value`, the answer in `output.value`). CrewAI wraps the task in its own prompt template
+  (`Current Task: ...`): the prompt is the task's description as the user wrote it, the answer the
+  task's output, from the AGENT span (`task_description` and `output.value` with the event listener,
+  the `TaskOutput` JSON's `description` and `raw` or `json_dict` in wrapper mode, which records no
+  model request).
 """
 
 from __future__ import annotations
@@ -103,6 +110,11 @@ SMOLAGENTS_FINAL_ANSWER_SPAN = 'FinalAnswerTool'
 SMOLAGENTS_WRAPPER_KEYS = frozenset({'args', 'sanitize_inputs_outputs', 'kwargs'})
 KWARGS = 'kwargs'
 """LlamaIndex and smolagents record a tool's keyword arguments under this key."""
+
+# CrewAI
+CREWAI_TASK_DESCRIPTION = 'task_description'
+CREWAI_TASK_OUTPUT_KEYS = frozenset({'description', 'raw', 'json_dict', 'agent', 'output_format'})
+"""Fields of a `TaskOutput`, as CrewAI's wrapper-mode AGENT span records it in `output.value`."""
 
 # LlamaIndex
 LLAMAINDEX_RUN_SUFFIX = '.run'
@@ -248,6 +260,20 @@ def llamaindex_run(node: SpanNode) -> str | None:
                 return _quoted_after(text, LLAMAINDEX_AGENT_NAME, at) or None
             return None
     return None
+
+
+def crewai_task(agent: SpanNode) -> tuple[str | None, Any] | None:
+    """(the task's description, its output) of a CrewAI AGENT span, else `None`."""
+    if _kind(agent) != AGENT:
+        return None
+    attributes = agent.attributes
+    if isinstance(description := attributes.get(CREWAI_TASK_DESCRIPTION), str):  # event listener
+        return description, _text(attributes, OUTPUT_VALUE)
+    output = _json(_text(attributes, OUTPUT_VALUE))
+    if not isinstance(output, dict) or not output.keys() >= CREWAI_TASK_OUTPUT_KEYS:
+        return None
+    description, structured = output['description'], output['json_dict']
+    return description if isinstance(description, str) else None, structured or output['raw']
 
 
 def langgraph_run(node: SpanNode) -> str | None:
@@ -529,6 +555,9 @@ class OpenInference(Family):
     def run_prompt(self, agent: SpanNode) -> str | None:
         if _kind(agent) is None:
             return None
+        task = crewai_task(agent)
+        if task is not None:
+            return task[0]
         prompt = first_user_message(agent)
         if prompt is None and smolagents_run(agent) is not None:
             value = _json(_text(agent.attributes, INPUT_VALUE))
@@ -540,6 +569,9 @@ class OpenInference(Family):
         return first_user_message(node) if _kind(node) == LLM else None
 
     def run_output(self, agent: SpanNode) -> Any:
+        task = crewai_task(agent)
+        if task is not None:
+            return task[1]
         if smolagents_run(agent) is None:
             return None
         return _text(agent.attributes, OUTPUT_VALUE)

@@ -9,6 +9,9 @@ requests, tokens and agents. What Strands adds:
   `OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental` they are the conventions' own
   `gen_ai.tool.call.arguments` and `.result` instead.
 - A result is a list of content blocks (`[{"text": "..."}]`); the tool's text is read out of it.
+- A model response is in the `chat` span's `gen_ai.choice` event too (`message`: content blocks,
+  `toolUse` or `text`): the run's answer is its text. The user prompt is only in a
+  `gen_ai.user.message` event, which the readers do not copy, so this route gives no inputs.
 - A failed call is a tool that raised: Strands has no retry signal of its own (its tool wrapper
   turns the exception into an error result for the model).
 
@@ -51,6 +54,19 @@ def content_text(raw: str) -> str:
     return '\n'.join(texts)
 
 
+def response_blocks_text(raw: str) -> str | None:
+    """The text blocks of a response's content blocks, joined by newlines; `None` when it has none
+    (a response of `toolUse` blocks only)."""
+    try:
+        blocks = load_json(raw)
+    except ValueError:
+        return None
+    if not isinstance(blocks, list):
+        return None
+    texts = [b[TEXT] for b in blocks if isinstance(b, dict) and isinstance(b.get(TEXT), str)]
+    return '\n'.join(texts) if texts else None
+
+
 class Strands(Family):
     name = 'strands'
     markers = (TOOL_STATUS,)
@@ -72,6 +88,10 @@ class Strands(Family):
 
     def failure_stage(self, node: SpanNode) -> FailureStage | None:
         return 'raised' if TOOL_STATUS in node.attributes else None
+
+    def response_text(self, node: SpanNode) -> str | None:
+        raw = node.attributes.get(EVENT_RESULT)
+        return response_blocks_text(raw) if isinstance(raw, str) and TOOL_STATUS not in node.attributes else None
 
 
 FAMILY = Strands()
