@@ -86,7 +86,9 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
         if result.value is True or (type(result.value) is float and result.value > 0):
             return result
         note = trajectory.unrecognised
-        return result if note is None else EvaluationReason(value=result.value, reason=f'{result.reason}; {note}')
+        if note is None or (result.reason is not None and note in result.reason):
+            return result  # recognised, or the evaluator said so itself (the budgets do)
+        return EvaluationReason(value=result.value, reason=f'{result.reason}; {note}')
 
     def score_conversation(self, messages: Any, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         """Score the conversation in the case's output or inputs instead of the spans.

@@ -46,6 +46,7 @@ class Issuers:
         self._by_call_id: dict[str, int] | None = None
         self._id_scans: dict[str, int | None] = {}
         self._texts: tuple[str, list[int]] | None = None
+        self._issued: dict[int, list[tuple[str, str]]] = {}
 
     def __call__(self, index: int) -> int | None:
         found = self._found
@@ -110,17 +111,19 @@ class Issuers:
         issuer = self.direct(index)
         if issuer is None:
             return None
-        call = self._calls[index]
-        parent, name = call[SPAN].parent, call[NAME]
-        start = self._requests[issuer][CALLS_BEFORE]
-        siblings = [
-            p
-            for p in range(start, self.group_end(issuer, parent))
-            if self._calls[p][NAME] == name and self._calls[p][SPAN].parent is parent
-        ]
-        issued = [i for i, n in self._registry.issued_calls(self._requests[issuer][REQUEST_SPAN]) if n == name]
-        place = siblings.index(index) if index in siblings else len(issued)
-        return issued[place] if place < len(issued) else None
+        calls = self._calls
+        parent, name = calls[index][SPAN].parent, calls[index][NAME]
+        # The response's calls follow it in walk order: only those before this one are counted.
+        place = sum(
+            1
+            for p in range(self._requests[issuer][CALLS_BEFORE], index)
+            if calls[p][NAME] == name and calls[p][SPAN].parent is parent
+        )
+        issued = self._issued.get(issuer)
+        if issued is None:
+            issued = self._issued[issuer] = self._registry.issued_calls(self._requests[issuer][REQUEST_SPAN])
+        same_name = [call_id for call_id, issued_name in issued if issued_name == name]
+        return same_name[place] if place < len(same_name) else None
 
     def group_end(self, issuer: int, parent: object) -> int:
         """Where the calls a response issued under `parent` end: at the parent's next request."""
