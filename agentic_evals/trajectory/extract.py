@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import Counter
+from collections.abc import Collection
 from functools import partial
 from operator import itemgetter
 from typing import Any
@@ -61,18 +62,21 @@ def _forget(key: int, _: object, cache: dict[int, Any] = _cache) -> None:
 
 def _extract(tree: SpanTree) -> Trajectory:
     """A trajectory that reads `tree`'s spans when asked: made once per tree."""
-    return Trajectory.from_source(SpanSource(list(tree.nodes_by_id.values())))
+    # The dict's view, not a copy: copying touches every node once more on a fresh tree (a cache
+    # miss each), which is most of what counting requests alone costs.
+    return Trajectory.from_source(SpanSource(tree.nodes_by_id.values()))
 
 
 class SpanSource:
     """A tree's spans, read by the walks as the trajectory asks (see `TrajectorySource`).
 
-    It holds the tree's nodes, never the tree: the cache entry, dropped when the tree dies, holds the
-    trajectory, so holding the tree would keep it alive forever. pydantic-evals keeps a tree's nodes
-    in start order (ties in insertion order), the order its built-ins sort calls into.
+    It holds the tree's nodes (a view of its `nodes_by_id`), never the tree: the cache entry, dropped
+    when the tree dies, holds the trajectory, so holding the tree would keep it alive forever.
+    pydantic-evals keeps a tree's nodes in start order (ties in insertion order), the order its
+    built-ins sort calls into.
     """
 
-    def __init__(self, nodes: list[SpanNode]) -> None:
+    def __init__(self, nodes: Collection[SpanNode]) -> None:
         self._nodes = nodes
         self._walked: Walked | None = None
         self._counts: Counts | None = None
@@ -203,7 +207,7 @@ class SpanSource:
         return describe_unrecognised(self._nodes)
 
 
-def describe_unrecognised(nodes: list[SpanNode]) -> str:
+def describe_unrecognised(nodes: Collection[SpanNode]) -> str:
     """A note on spans no family recognised: how many, their commonest names and attribute namespaces."""
     names = Counter(node.name if isinstance(node.name, str) else repr(node.name) for node in nodes)
     namespaces = Counter(key.split('.', 1)[0] for node in nodes for key in node.attributes)

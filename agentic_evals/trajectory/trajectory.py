@@ -126,14 +126,19 @@ class Trajectory:
     @classmethod
     def from_source(cls, source: TrajectorySource) -> Trajectory:
         """A trajectory whose parts are made by `source` on demand (the extractor's form)."""
-        trajectory = cls()
+        trajectory = cls.__new__(cls)  # every field set here: made for each tree, so kept cheap
         trajectory._source = source
         trajectory._notes = None
         trajectory._names = None
+        trajectory._kinds = []
         trajectory._records = []
         trajectory._requests = None
         trajectory._request_total = None
         trajectory._structure = None
+        trajectory._selections = {}
+        trajectory._unrecognised = _UNKNOWN
+        trajectory._agent_names = None
+        trajectory._name_lists = {}
         return trajectory
 
     @property

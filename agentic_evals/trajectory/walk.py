@@ -200,14 +200,15 @@ def requests_of(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> lis
     # No request rule or classifier accepts a span holding the first tool marker (they must not
     # accept a call, and its spans are calls): most of a tree's other spans are skipped by it.
     tool_key = _first_tool_spans(registry).name_key
+    check_excluded = excluded_key is not None and excluded_key != tool_key  # GenAI's is the tool key
     for node in nodes:
         attributes = node.attributes
-        if model_key in attributes:
-            if excluded_key not in attributes and attributes.get(operation_key) in operations:
-                add(node)
-                continue
-        elif tool_key in attributes:
+        if tool_key in attributes:
             continue
-        if others and registry.is_model_request(node):
+        if (
+            model_key in attributes
+            and attributes.get(operation_key) in operations
+            and (not check_excluded or excluded_key not in attributes)
+        ) or (others and registry.is_model_request(node)):
             add(node)
     return found
