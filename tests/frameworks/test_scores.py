@@ -3,7 +3,9 @@
 The scenario's trajectory is the same on every route (`scenario.py`), so each evaluator must give
 the value it gives on the pydantic-ai fixture, except where a route cannot record what the
 evaluator reads (arguments without content capture, requests where there are no model spans):
-those differences are spelled out per route below.
+those differences are spelled out per route below. smolagents is left out: its run of the scenario
+delegates through a managed agent named `expert` and ends each agent with a `final_answer` call
+(`test_openinference.py` asserts that trajectory).
 """
 
 from __future__ import annotations
