@@ -4,8 +4,9 @@ Strands names and attributes its spans after the GenAI conventions, so `genai` r
 requests, tokens and agents. What Strands adds:
 
 - By default it records a tool's arguments and result only in the tool span's events:
-  `gen_ai.tool.message` (`content`: the arguments) and `gen_ai.choice` (`message`: the result).
-  `events` has the trace readers copy them onto the span. With
+  `gen_ai.tool.message` (`content`: the arguments) and `gen_ai.choice` (`message`: the result),
+  and an agent's prompt in its span's `gen_ai.user.message` event. `events` has the trace readers
+  copy them onto the span. With
   `OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental` they are the conventions' own
   `gen_ai.tool.call.arguments` and `.result` instead.
 - A result is a list of content blocks (`[{"text": "..."}]`); the tool's text is read out of it.
@@ -37,6 +38,9 @@ EVENT_ARGUMENTS = 'gen_ai.tool.message.content'
 """Where the readers put the tool span's `gen_ai.tool.message` event's `content` (its arguments)."""
 EVENT_RESULT = 'gen_ai.choice.message'
 """Where the readers put the tool span's `gen_ai.choice` event's `message` (its result)."""
+USER_MESSAGE_EVENT = 'gen_ai.user.message'
+EVENT_USER_MESSAGE = 'gen_ai.user.message.content'
+"""Where the readers put an agent span's `gen_ai.user.message` event's `content` (its prompt)."""
 TEXT = 'text'
 
 
@@ -73,6 +77,7 @@ class Strands(Family):
     events: ClassVar[Mapping[str, Mapping[str, str]]] = {
         TOOL_MESSAGE_EVENT: {'content': EVENT_ARGUMENTS},
         CHOICE_EVENT: {'message': EVENT_RESULT},
+        USER_MESSAGE_EVENT: {'content': EVENT_USER_MESSAGE},
     }
 
     def arguments(self, node: SpanNode) -> Arguments | None:
@@ -88,6 +93,11 @@ class Strands(Family):
 
     def failure_stage(self, node: SpanNode) -> FailureStage | None:
         return 'raised' if TOOL_STATUS in node.attributes else None
+
+    def run_prompt(self, agent: SpanNode) -> str | None:
+        """The default route keeps an agent's prompt only in its span's `gen_ai.user.message` event."""
+        raw = agent.attributes.get(EVENT_USER_MESSAGE)
+        return content_text(raw) if isinstance(raw, str) else None
 
     def response_text(self, node: SpanNode) -> str | None:
         raw = node.attributes.get(EVENT_RESULT)

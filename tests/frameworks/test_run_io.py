@@ -37,7 +37,7 @@ RUN_IO: dict[str, tuple[str | None, str | None]] = {
     'smolagents/openinference.otlp.jsonl': (PROMPT, ANSWER),
     # The prompt is only in invoke_agent's `gen_ai.user.message` event, which the trace readers do
     # not copy onto the span; the answer is the last chat span's `gen_ai.choice` text blocks.
-    'strands/default.otlp.jsonl': (None, ANSWER),
+    'strands/default.otlp.jsonl': (PROMPT, ANSWER),  # the prompt from the agent span's event
     'strands/latest.otlp.jsonl': (PROMPT, ANSWER),  # the model's text, without the newline
     # that Strands appends on invoke_agent
 }
