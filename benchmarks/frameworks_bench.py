@@ -33,7 +33,6 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Protocol
 
-import pydantic_evals.evaluators as builtin
 from pydantic_evals.evaluators import agentic as builtin_agentic
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
@@ -50,12 +49,12 @@ from .run import (
     machine,
     make_context,
     milliseconds,
-    pair,
     ratio,
     run_side,
+    suite_pairs,
     table,
 )
-from .trees import AgentRunPlan, PlannedSpan, perturb, plan_run
+from .trees import AgentRunPlan, PlannedSpan, plan_run
 
 FIXTURES = Path(__file__).resolve().parents[1] / 'fixtures' / 'frameworks'
 COPIES = 400
@@ -144,33 +143,7 @@ def replicated(path: Path) -> Route:
     with_arguments = not readable or all(c.arguments is not None for c in theirs)
     trajectory = whole.call_names()
     last_trip = next(c for c in reversed(whole.tool_calls) if c.name == 'book_trip' and c.status == 'ok')
-    pairs = (
-        pair(
-            'TrajectoryMatch exact',
-            builtin.TrajectoryMatch,
-            ours.TrajectoryMatch,
-            expected_trajectory=trajectory,
-            order='exact',
-        ),
-        pair(
-            'TrajectoryMatch any_order',
-            builtin.TrajectoryMatch,
-            ours.TrajectoryMatch,
-            expected_trajectory=perturb(trajectory, rate=0.05, seed=SEED + 1),
-            order='any_order',
-        ),
-        pair('ToolCorrectness', builtin.ToolCorrectness, ours.ToolCorrectness, expected_tools=sorted(trajectory)),
-        pair(
-            'ArgumentCorrectness',
-            builtin.ArgumentCorrectness,
-            ours.ArgumentCorrectness,
-            tool_name='book_trip',
-            expected_arguments=dict(last_trip.arguments or {}),
-            occurrence='last',
-        ),
-        pair('MaxToolCalls', builtin.MaxToolCalls, ours.MaxToolCalls, max_calls=2_500),
-        pair('MaxModelRequests', builtin.MaxModelRequests, ours.MaxModelRequests, max_requests=1_000),
-    )
+    pairs = suite_pairs(trajectory, 'book_trip', dict(last_trip.arguments or {}))
     pairs = pairs if with_arguments else tuple(p for p in pairs if p.label != 'ArgumentCorrectness')
     return Route(name, replica, len(replica.spans), len(names) * COPIES, pairs, readable)
 

@@ -236,8 +236,13 @@ def measure_ours_split(plan: AgentRunPlan, evaluators: Sequence[AnyEvaluator], r
 
 def combined_pairs(plan: AgentRunPlan) -> tuple[Pair, ...]:
     """The six evaluators (TrajectoryMatch twice) as a case might configure them for this run."""
-    trajectory = plan.trajectory
     last_sql = next(c for c in reversed(plan.calls) if c.name == 'run_sql' and c.outcome == 'ok')
+    return suite_pairs(plan.trajectory, 'run_sql', dict(last_sql.arguments))
+
+
+def suite_pairs(trajectory: list[str], argument_tool: str, arguments: dict[str, Any]) -> tuple[Pair, ...]:
+    """The six evaluators for a run whose scored calls are `trajectory`, checking the arguments of
+    the last `argument_tool` call (shared with `benchmarks.frameworks_bench`)."""
     return (
         pair(
             'TrajectoryMatch exact',
@@ -258,8 +263,8 @@ def combined_pairs(plan: AgentRunPlan) -> tuple[Pair, ...]:
             'ArgumentCorrectness',
             builtin.ArgumentCorrectness,
             ours.ArgumentCorrectness,
-            tool_name='run_sql',
-            expected_arguments=dict(last_sql.arguments),
+            tool_name=argument_tool,
+            expected_arguments=arguments,
             occurrence='last',
         ),
         pair('MaxToolCalls', builtin.MaxToolCalls, ours.MaxToolCalls, max_calls=2_500),
