@@ -137,7 +137,8 @@ class Family:
     def recognises(self, node: SpanNode) -> bool:
         """Whether `node` is one of this family's spans (not asked by the walks: `inspect` names them)."""
         attributes = node.attributes
-        return node.name in self.marker_spans or any(key in attributes for key in self.markers)
+        name = node.name
+        return (type(name) is str and name in self.marker_spans) or any(key in attributes for key in self.markers)
 
     # -- classification beyond the descriptions (slower: one call per span holding the marker) --
 
@@ -199,6 +200,11 @@ class Family:
     def agent_run(self, node: SpanNode) -> str | None:
         """The agent's name when `node` is one agent run."""
         return None
+
+    def loses_parent_run(self, agent: SpanNode) -> bool:
+        """Whether this agent-run span may hang from the trace's root although it ran inside a tool
+        call (OpenLLMetry's sub-agents do): the agent structure then nests it in that call."""
+        return False
 
     def run_prompt(self, agent: SpanNode) -> str | None:
         """The user prompt recorded on an agent-run span."""

@@ -15,9 +15,10 @@ prompt is the first user message, the answer the last output message's text. Tur
 repeat token totals in a `usage` JSON, never read.
 
 OpenLLMetry names tool spans `{tool}.tool` (found by `genai.operation_tool_call`) and parents a
-sub-agent's run to the trace's root instead of the tool that ran it (the agent structure nests a
-top-level run inside the call whose time it falls in). Its Chat Completions spans record the input
-messages (read by `genai`) but no output messages: the final answer is not in the trace.
+sub-agent's run to the trace's root instead of the tool that ran it: `loses_parent_run` says so,
+and the agent structure nests such a run inside the call whose time holds it. Its Chat
+Completions spans record the input messages (read by `genai`) but no output messages: the final
+answer is not in the trace.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ LOGFIRE_INPUT = 'input'
 LOGFIRE_OUTPUT = 'output'
 TRACELOOP_KIND = 'traceloop.span.kind'
 TRACELOOP_TOOL = 'tool'
+TRACELOOP_AGENT = 'agent'
 
 
 def chat_messages(node: SpanNode, key: str) -> list[dict[str, Any]]:
@@ -100,6 +102,9 @@ class OpenAIAgents(Family):
                 if isinstance(call_id := call.get('id'), str) and isinstance(name, str):
                     found.append((call_id, name))
         return found
+
+    def loses_parent_run(self, agent: SpanNode) -> bool:
+        return agent.attributes.get(TRACELOOP_KIND) == TRACELOOP_AGENT
 
     def agent_run(self, node: SpanNode) -> str | None:
         if node.name != LOGFIRE_AGENT_SPAN:

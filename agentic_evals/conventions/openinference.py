@@ -158,10 +158,16 @@ def _int(attributes: Mapping[str, AttributeValue], key: str) -> int:
 # -- spans of one framework ------------------------------------------------------------------------
 
 
+def _text_name(node: SpanNode) -> str:
+    """The span's name, or `''` when it is not text (a hostile trace's): never a string method on it."""
+    name = node.name
+    return name if isinstance(name, str) else ''
+
+
 def smolagents_run(node: SpanNode) -> str | None:
     """The agent of a smolagents `{name}.run` AGENT span."""
     name = node.name
-    if _kind(node) != AGENT or not name.endswith(SMOLAGENTS_RUN_SUFFIX):
+    if _kind(node) != AGENT or not isinstance(name, str) or not name.endswith(SMOLAGENTS_RUN_SUFFIX):
         return None
     if not any(key in node.attributes for key in SMOLAGENTS_RUN_KEYS):
         return None
@@ -170,7 +176,7 @@ def smolagents_run(node: SpanNode) -> str | None:
 
 def managed_agent_run(step: SpanNode) -> SpanNode | None:
     """The managed agent's run inside a smolagents `Step N` CHAIN span, which then is that call."""
-    if _kind(step) != CHAIN or not step.name.startswith(SMOLAGENTS_STEP_PREFIX):
+    if _kind(step) != CHAIN or not _text_name(step).startswith(SMOLAGENTS_STEP_PREFIX):
         return None
     return next((child for child in step.children if smolagents_run(child) is not None), None)
 
@@ -235,7 +241,7 @@ def _quoted_after(text: str, marker: str, start: int) -> str | None:
 def llamaindex_call_id(node: SpanNode) -> str | None:
     """The `tool_id` of the `ToolCall(...)` event the parent `call_tool` step ran, for this tool."""
     parent = node.parent
-    if parent is None or not parent.name.endswith(LLAMAINDEX_CALL_TOOL_SUFFIX):
+    if parent is None or not _text_name(parent).endswith(LLAMAINDEX_CALL_TOOL_SUFFIX):
         return None
     text = _text(parent.attributes, INPUT_VALUE)
     name = node.attributes.get(TOOL_NAME)
@@ -250,10 +256,10 @@ def llamaindex_call_id(node: SpanNode) -> str | None:
 
 def llamaindex_run(node: SpanNode) -> str | None:
     """The agent of a LlamaIndex workflow agent's `{Class}.run` CHAIN span, from its `init_run` step."""
-    if _kind(node) != CHAIN or not node.name.endswith(LLAMAINDEX_RUN_SUFFIX):
+    if _kind(node) != CHAIN or not _text_name(node).endswith(LLAMAINDEX_RUN_SUFFIX):
         return None
     for child in node.children:
-        if child.name.endswith(LLAMAINDEX_INIT_RUN_SUFFIX):
+        if _text_name(child).endswith(LLAMAINDEX_INIT_RUN_SUFFIX):
             text = _text(child.attributes, OUTPUT_VALUE)
             at = -1 if text is None else text.rfind(LLAMAINDEX_AGENT_NAME)
             if text is not None and at >= 0:
@@ -286,7 +292,7 @@ def langgraph_run(node: SpanNode) -> str | None:
     parent = node.parent
     if parent is not None and _kind(parent) in (CHAIN, AGENT):
         return None  # a node or runnable inside a graph
-    return node.name or None
+    return _text_name(node) or None
 
 
 # -- arguments and results ---------------------------------------------------------------------------

@@ -170,6 +170,7 @@ class Registry:
             )
         }
         self._agent_run = self._asked['agent_run']
+        self._losing = tuple(f for f in self.families if type(f).loses_parent_run is not Family.loses_parent_run)
 
     def families_in(self, nodes: Iterable[SpanNode]) -> list[str]:
         """The names of the families that recognise at least one of `nodes`, in registry order."""
@@ -288,6 +289,9 @@ class Registry:
             if name is not None:
                 return name
         return None
+
+    def loses_parent_run(self, agent: SpanNode) -> bool:
+        return any(family.loses_parent_run(agent) for family in self._losing)
 
     def run_prompt(self, agent: SpanNode) -> str | None:
         answer: str | None = _first(self._asked['run_prompt'], agent)

@@ -83,12 +83,14 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
         nothing was recognised in says so (the likely cause, not the agent's fault)."""
         trajectory = extract_trajectory(tree)
         result = self.score_scoped(trajectory, ctx)
-        if result.value is True or (type(result.value) is float and result.value > 0):
-            return result
+        value = result.value
+        failing = value is False or (isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0)
+        if not failing:
+            return result  # a pass, a positive score or a label: nothing to explain
         note = trajectory.unrecognised
         if note is None or (result.reason is not None and note in result.reason):
             return result  # recognised, or the evaluator said so itself (the budgets do)
-        return EvaluationReason(value=result.value, reason=f'{result.reason}; {note}')
+        return EvaluationReason(value=value, reason=note if result.reason is None else f'{result.reason}; {note}')
 
     def score_conversation(self, messages: Any, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         """Score the conversation in the case's output or inputs instead of the spans.

@@ -20,6 +20,7 @@ from ..conventions.registry import REGISTRY
 from .records import AgentRun, AgentStructure
 
 agent_run = REGISTRY.agent_run
+loses_parent_run = REGISTRY.loses_parent_run
 
 MAX_AGENT_DEPTH = 64
 """The most names an agent path holds (see the module docstring)."""
@@ -43,7 +44,7 @@ def path_by_climbing(node: SpanNode, adopters: Callable[[], Adopters] | None = N
     for _ in range(MAX_AGENT_DEPTH):  # each adoption moves to a call that started earlier
         assert start is not None
         outermost = _climb(start, names)
-        if outermost is None or outermost.parent is None or adopters is None:
+        if outermost is None or outermost.parent is None or adopters is None or not loses_parent_run(outermost):
             break
         start = adopters().containing(outermost)
         if start is None:
@@ -102,7 +103,7 @@ def agent_structure(
         run_of[id(node)] = run
         name = agent_run(node)
         if name is not None:
-            if run == 0 and parent is not None:
+            if run == 0 and parent is not None and loses_parent_run(node):
                 call = adopters.containing(node)
                 run = 0 if call is None else run_of_get(id(call), 0)
             path = _start_run(node, name, run, run_of, path_of)
@@ -119,7 +120,9 @@ class Adopters:
 
     OpenLLMetry parents a sub-agent's run (the OpenAI Agents SDK's agent-as-tool) to the trace's
     root, although it runs inside the tool call's time. A run under no other run, with a parent
-    span, is nested in the latest-starting call whose time holds its own (of the few calls started
+    span, whose family says it loses its parent (`Family.loses_parent_run`; never pydantic-ai's,
+    whose parallel agents are not each other's sub-agents), is nested in the latest call started
+    before it whose time holds its own (of the few calls started
     just before it: real delegations start within a call, so a long scan is never needed).
     """
 
@@ -133,7 +136,8 @@ class Adopters:
         start, end = node.start_timestamp, node.end_timestamp
         position = bisect_right(self._starts, start)
         for call in reversed(self._calls[max(0, position - self.SCAN) : position]):
-            if call.end_timestamp >= end and call.trace_id == node.trace_id:
+            # Strictly earlier: a call of the run itself (equal or missing times) never adopts it.
+            if call.start_timestamp < start and call.end_timestamp >= end and call.trace_id == node.trace_id:
                 return call
         return None
 

@@ -210,7 +210,7 @@ class SpanSource:
 def describe_unrecognised(nodes: Collection[SpanNode]) -> str:
     """A note on spans no family recognised: how many, their commonest names and attribute namespaces."""
     names = Counter(node.name if isinstance(node.name, str) else repr(node.name) for node in nodes)
-    namespaces = Counter(key.split('.', 1)[0] for node in nodes for key in node.attributes)
+    namespaces = Counter(str(key).split('.', 1)[0] for node in nodes for key in node.attributes)
     shown_names = ', '.join(f'{name[:_LONGEST]!r} x{n}' for name, n in names.most_common(_SHOWN))
     shown_keys = ', '.join(f'{key[:_LONGEST]}.*' for key, _ in namespaces.most_common(_SHOWN)) or 'none'
     return (

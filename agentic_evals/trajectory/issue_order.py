@@ -46,7 +46,7 @@ class Issuers:
         self._by_call_id: dict[str, int] | None = None
         self._id_scans: dict[str, int | None] = {}
         self._texts: tuple[str, list[int]] | None = None
-        self._issued: dict[int, list[tuple[str, str]]] = {}
+        self._recoveries: dict[int, _Recovery] = {}
 
     def __call__(self, index: int) -> int | None:
         found = self._found
@@ -111,19 +111,11 @@ class Issuers:
         issuer = self.direct(index)
         if issuer is None:
             return None
-        calls = self._calls
-        parent, name = calls[index][SPAN].parent, calls[index][NAME]
-        # The response's calls follow it in walk order: only those before this one are counted.
-        place = sum(
-            1
-            for p in range(self._requests[issuer][CALLS_BEFORE], index)
-            if calls[p][NAME] == name and calls[p][SPAN].parent is parent
-        )
-        issued = self._issued.get(issuer)
-        if issued is None:
-            issued = self._issued[issuer] = self._registry.issued_calls(self._requests[issuer][REQUEST_SPAN])
-        same_name = [call_id for call_id, issued_name in issued if issued_name == name]
-        return same_name[place] if place < len(same_name) else None
+        recovery = self._recoveries.get(issuer)
+        if recovery is None:
+            issued = self._registry.issued_calls(self._requests[issuer][REQUEST_SPAN])
+            recovery = self._recoveries[issuer] = _Recovery(issued, self._requests[issuer][CALLS_BEFORE])
+        return recovery.id_of(index, self._calls)
 
     def group_end(self, issuer: int, parent: object) -> int:
         """Where the calls a response issued under `parent` end: at the parent's next request."""
@@ -185,6 +177,34 @@ class Issuers:
                 return position
             offset = joined.find(quoted, ends[position])  # not a tool call part there: the next response
         return None
+
+
+class _Recovery:
+    """One response's issued ids, handed to its calls in order: each call's place among the
+    response's calls of its name is counted once, however many calls ask (records are made in
+    call order, so the scan only moves forward)."""
+
+    def __init__(self, issued: list[tuple[str, str]], first: int) -> None:
+        self._ids: dict[str, list[str]] = {}
+        for call_id, name in issued:
+            self._ids.setdefault(name, []).append(call_id)
+        self._next = first  # the next walk position to count
+        self._seen: dict[tuple[int, str], int] = {}  # (parent, name) -> calls counted so far
+        self._places: dict[int, int] = {}
+
+    def id_of(self, index: int, calls: list[Call]) -> str | None:
+        call = calls[index]
+        ids = self._ids.get(call[NAME])
+        if not ids:
+            return None  # the response lists no call of this name: nothing to count
+        if index >= self._next:
+            for position in range(self._next, index + 1):
+                key = (id(calls[position][SPAN].parent), calls[position][NAME])
+                self._places[position] = self._seen.get(key, 0)
+                self._seen[key] = self._places[position] + 1
+            self._next = index + 1
+        place = self._places.get(index)
+        return ids[place] if place is not None and place < len(ids) else None
 
 
 def in_issue_order(

@@ -41,13 +41,26 @@ KEYS = [
     'operation.cost', 'logfire.msg', 'agent_name', 'tool_arguments', 'tool_response', 'final_result',
     'pydantic_ai.all_messages', 'pydantic_ai.tool.deferral.name', 'pydantic_ai.tool.failure_stage',
     'pydantic_ai.tool.retry.cause',
+    # the other families': OpenInference, LangSmith, OpenLLMetry, logfire's openai-agents, Strands, ADK
+    'openinference.span.kind', 'tool.name', 'input.value', 'output.value', 'agent.name', 'graph.node.id',
+    'llm.model_name', 'llm.token_count.prompt', 'llm.output_messages.0.message.tool_calls.0.tool_call.id',
+    'llm.output_messages.0.message.tool_calls.0.tool_call.function.name', 'metadata',
+    'langsmith.span.kind', 'langsmith.metadata.ls_integration', 'langsmith.span.tags', 'gen_ai.prompt',
+    'gen_ai.completion', 'traceloop.span.kind', 'name', 'input', 'output', 'gen_ai.tool.status',
+    'gen_ai.tool.message.content', 'gen_ai.choice.message', 'gen_ai.user.message.content', 'error.type',
+    'gcp.vertex.agent.tool_call_args', 'gcp.vertex.agent.tool_response', 'gcp.vertex.agent.llm_response',
 ]  # fmt: skip
 NAMES = ['invoke_agent main', 'invoke_agent expert', 'agent run', 'chat m', 'execute_tool a', 'execute_tool b',
-         'running tool', 'running output function', 'x']  # fmt: skip
+         'running tool', 'running output function', 'x', 'Function: {name}', 'Agent run: {name!r}',
+         'Chat completion with {gen_ai.request.model!r}', 'Step 1', 'expert.run', 'FunctionAgent.run',
+         'BaseWorkflowAgent.call_tool', 'call_llm', 'tools']  # fmt: skip
 TEXTS = ['a', 'b', 'main', 'chat', 'execute_tool', 'invoke_agent', 'validation', 'validation_error', 'model_retry',
          'running output function: a', 'invalid tool call: a', '{"x": 1}', '{}', '[1]', 'not json', '',
          '[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]',
-         '[{"parts": [{"type": "tool_call", "id": "c1", "name": "a"}]}]', 'c1']  # fmt: skip
+         '[{"parts": [{"type": "tool_call", "id": "c1", "name": "a"}]}]', 'c1', 'TOOL', 'LLM', 'AGENT', 'CHAIN',
+         'tool', 'llm', 'chain', 'agent', 'langgraph', 'TOOL_ERROR', 'success', 'error', '{"kwargs": {"x": 1}}',
+         '[{"text": "a"}]', '{"output": {"content": "a"}}', '[{"tool_calls": [{"id": "c1", "function": {"name": "a"}}]}]',
+         '{"ls_integration": "langgraph"}']  # fmt: skip
 
 
 def deep_json(depth: int) -> str:
@@ -145,6 +158,8 @@ def test_span_trees(tree: SpanTree, scope: dict[str, Any], requests: Any) -> Non
         assert isinstance(call.name, str)
     trajectory.requests()
     trajectory.agents  # noqa: B018
+    assert all(isinstance(name, str) for name in trajectory.families)
+    assert trajectory.unrecognised is None or isinstance(trajectory.unrecognised, str)
 
 
 def deep_list(depth: int) -> list[Any]:
