@@ -174,13 +174,12 @@ class Registry:
 
     def families_in(self, nodes: Iterable[SpanNode]) -> list[str]:
         """The names of the families that recognise at least one of `nodes`, in registry order."""
-        left = list(self.families)
         found: set[str] = set()
         for node in nodes:
-            for family in left:
+            for family in self.families:
                 if family.name not in found and family.recognises(node):
                     found.add(family.name)
-            if len(found) == len(left):
+            if len(found) == len(self.families):
                 break
         return [family.name for family in self.families if family.name in found]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
+from datetime import datetime
 
 from pydantic_evals.otel.span_tree import SpanNode
 
@@ -129,10 +130,14 @@ class Adopters:
     SCAN = 32
 
     def __init__(self, calls: list[SpanNode]) -> None:
-        self._calls = sorted(calls, key=lambda c: c.start_timestamp)
-        self._starts = [c.start_timestamp for c in self._calls]
+        self._given = calls
+        self._calls: list[SpanNode] | None = None  # sorted on the first question: most traces ask none
+        self._starts: list[datetime] = []
 
     def containing(self, node: SpanNode) -> SpanNode | None:
+        if self._calls is None:
+            self._calls = sorted(self._given, key=lambda c: c.start_timestamp)
+            self._starts = [c.start_timestamp for c in self._calls]
         start, end = node.start_timestamp, node.end_timestamp
         position = bisect_right(self._starts, start)
         for call in reversed(self._calls[max(0, position - self.SCAN) : position]):
