@@ -16,8 +16,8 @@ def test_parallel_agents_under_one_task_span_stay_apart() -> None:
     b = TreeBuilder()
     task = b.span('task')
     researcher = b.agent('researcher', task)
+    slow = b.tool('slow_search', researcher)  # starts before the other run, and outlasts it
     summariser = b.agent('summariser', task)
-    slow = b.tool('slow_search', researcher)
     b.tool('summarise', summariser)
     tree = b.build()
     slow.end_timestamp = max(n.end_timestamp for n in tree) + timedelta(seconds=1)  # holds the other run
