@@ -15,18 +15,22 @@ if TYPE_CHECKING:
     from .conversations import ConversationFormat, trajectory_from_messages
     from .errors import AgenticEvalsError, FileError
     from .evaluators._base import ConversationSource
-    from .evaluators.budgets import MaxModelRequests, MaxToolCalls
+    from .evaluators.budgets import MaxCost, MaxDuration, MaxFailedCalls, MaxModelRequests, MaxTokens, MaxToolCalls
     from .evaluators.judges.goal_accuracy import AgentGoalAccuracy
     from .evaluators.judges.topic_adherence import TopicAdherence, TopicAdherenceMode
     from .evaluators.judges.trajectory_judge import TrajectoryJudge
     from .evaluators.order import TrajectoryMatch, TrajectoryOrder
+    from .evaluators.permissions import NoLoops, ToolPermission
     from .evaluators.reference_calls import ToolCallAccuracy, ToolCallF1
+    from .evaluators.tool_call_match import ToolCallMatch
     from .evaluators.registry import evaluator_types
     from .evaluators.tools import ArgumentCorrectness, ArgumentMatchMode, ArgumentOccurrence, ToolCorrectness
     from .offline.context import evaluator_context
     from .offline.evaluate import evaluate_traces, evaluate_traces_sync
     from .offline.matching import AmbiguousTraceError
+    from .scoring.argument_rules import ArgumentsMode
     from .scoring.call_matching import canonical_json
+    from .scoring.checks import max_cost, max_duration, max_failed_calls, max_tokens, no_loops, tool_permission
     from .scoring.metrics import (
         MetricResult,
         argument_correctness,
@@ -37,6 +41,7 @@ if TYPE_CHECKING:
         tool_correctness,
         trajectory_match,
     )
+    from .scoring.tool_call_match import ToolCallMatchMode, ToolCallMatchResult, tool_call_match
     from .traces import LoadedTrace, OtlpJsonFileExporter, load_traces, read_traces, write_otlp_json
     from .trajectory.extract import extract_trajectory
     from .trajectory.records import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall
@@ -51,6 +56,7 @@ _EXPORTS: dict[str, str] = {
     'ArgumentCorrectness': '.evaluators.tools',
     'ArgumentMatchMode': '.evaluators.tools',
     'ArgumentOccurrence': '.evaluators.tools',
+    'ArgumentsMode': '.scoring.argument_rules',
     'CallStatus': '.trajectory.records',
     'Capture': '.capturing',
     'ConversationFormat': '.conversations',
@@ -58,15 +64,24 @@ _EXPORTS: dict[str, str] = {
     'FailureStage': '.trajectory.records',
     'FileError': '.errors',
     'LoadedTrace': '.traces',
+    'MaxCost': '.evaluators.budgets',
+    'MaxDuration': '.evaluators.budgets',
+    'MaxFailedCalls': '.evaluators.budgets',
     'MaxModelRequests': '.evaluators.budgets',
+    'MaxTokens': '.evaluators.budgets',
     'MaxToolCalls': '.evaluators.budgets',
     'MetricResult': '.scoring.metrics',
     'ModelRequest': '.trajectory.records',
+    'NoLoops': '.evaluators.permissions',
     'OtlpJsonFileExporter': '.traces',
     'ToolCall': '.trajectory.records',
     'ToolCallAccuracy': '.evaluators.reference_calls',
     'ToolCallF1': '.evaluators.reference_calls',
+    'ToolCallMatch': '.evaluators.tool_call_match',
+    'ToolCallMatchMode': '.scoring.tool_call_match',
+    'ToolCallMatchResult': '.scoring.tool_call_match',
     'ToolCorrectness': '.evaluators.tools',
+    'ToolPermission': '.evaluators.permissions',
     'TopicAdherence': '.evaluators.judges.topic_adherence',
     'TopicAdherenceMode': '.evaluators.judges.topic_adherence',
     'Trajectory': '.trajectory.trajectory',
@@ -82,13 +97,20 @@ _EXPORTS: dict[str, str] = {
     'evaluator_types': '.evaluators.registry',
     'extract_trajectory': '.trajectory.extract',
     'load_traces': '.traces',
+    'max_cost': '.scoring.checks',
+    'max_duration': '.scoring.checks',
+    'max_failed_calls': '.scoring.checks',
     'max_model_requests': '.scoring.metrics',
+    'max_tokens': '.scoring.checks',
     'max_tool_calls': '.scoring.metrics',
+    'no_loops': '.scoring.checks',
     'read_traces': '.traces',
     'render_trajectory': '.trajectory.rendering',
     'tool_call_accuracy': '.scoring.metrics',
     'tool_call_f1': '.scoring.metrics',
+    'tool_call_match': '.scoring.tool_call_match',
     'tool_correctness': '.scoring.metrics',
+    'tool_permission': '.scoring.checks',
     'trajectory_from_messages': '.conversations',
     'trajectory_match': '.scoring.metrics',
     'write_otlp_json': '.traces',
@@ -117,6 +139,7 @@ __all__ = (
     'ArgumentCorrectness',
     'ArgumentMatchMode',
     'ArgumentOccurrence',
+    'ArgumentsMode',
     'CallStatus',
     'Capture',
     'ConversationFormat',
@@ -124,15 +147,24 @@ __all__ = (
     'FailureStage',
     'FileError',
     'LoadedTrace',
+    'MaxCost',
+    'MaxDuration',
+    'MaxFailedCalls',
     'MaxModelRequests',
+    'MaxTokens',
     'MaxToolCalls',
     'MetricResult',
     'ModelRequest',
+    'NoLoops',
     'OtlpJsonFileExporter',
     'ToolCall',
     'ToolCallAccuracy',
     'ToolCallF1',
+    'ToolCallMatch',
+    'ToolCallMatchMode',
+    'ToolCallMatchResult',
     'ToolCorrectness',
+    'ToolPermission',
     'TopicAdherence',
     'TopicAdherenceMode',
     'Trajectory',
@@ -148,13 +180,20 @@ __all__ = (
     'evaluator_types',
     'extract_trajectory',
     'load_traces',
+    'max_cost',
+    'max_duration',
+    'max_failed_calls',
     'max_model_requests',
+    'max_tokens',
     'max_tool_calls',
+    'no_loops',
     'read_traces',
     'render_trajectory',
     'tool_call_accuracy',
     'tool_call_f1',
+    'tool_call_match',
     'tool_correctness',
+    'tool_permission',
     'trajectory_from_messages',
     'trajectory_match',
     'write_otlp_json',

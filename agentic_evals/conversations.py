@@ -19,6 +19,7 @@ import reprlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from itertools import pairwise
 from typing import Any, Literal
 
 import pydantic_core
@@ -139,6 +140,15 @@ class _Builder:
         self.requests: list[ModelRequest] = []
         self.notes: list[str] = []
         self.times: list[datetime] = []
+        self.turns: list[datetime] = []
+        """When each turn began: a user prompt after a model response starts one."""
+        self._answered = 0
+
+    def prompt(self, when: datetime) -> None:
+        if not self.turns or len(self.requests) > self._answered:
+            self.turns.append(when)
+            self._answered = len(self.requests)
+        self.times.append(when)
 
     def response(self, when: datetime, model: object, usage: object) -> int:
         tokens = {key: _tokens(usage, *names) for key, names in _TOKEN_FIELDS.items()}
@@ -205,7 +215,11 @@ class _Builder:
         agents: tuple[AgentRun, ...] = ()
         if self.agent is not None:
             start, end = (min(self.times), max(self.times)) if self.times else (_EPOCH, _EPOCH)
-            agents = (AgentRun(self.agent, self.path, 0, start, end),)
+            bounds = [start, *self.turns[1:], end] if len(self.turns) > 1 else [start, end]
+            agents = tuple(
+                AgentRun(self.agent, self.path, turn, begin, finish)
+                for turn, (begin, finish) in enumerate(pairwise(bounds))
+            )
         return Trajectory(tuple(records), tuple(self.requests), agents, tuple(self.notes))
 
     def _record(self, position: int, call: _Call, unanswered: CallStatus) -> ToolCall:
@@ -293,6 +307,8 @@ def _read_pydantic_ai(messages: Sequence[Any], builder: _Builder) -> None:
                     args = _get(part, 'args')
                     builder.call(index, _get(part, 'tool_name'), args, _get(part, 'tool_call_id'), last_response, when)
             continue
+        if any(_get(part, 'part_kind') == 'user-prompt' for part in parts):
+            builder.prompt(when)
         for part in parts:
             _read_request_part(index, part, builder, when)
         if _get(message, 'state') == 'interrupted' and index == len(messages) - 1:
@@ -335,7 +351,9 @@ def _read_request_part(index: int, part: object, builder: _Builder, default_when
 def _read_openai(messages: Sequence[Any], builder: _Builder) -> None:
     for index, message in enumerate(messages):
         role, when = _get(message, 'role'), _when(None, index)
-        if role == 'assistant':
+        if role == 'user':
+            builder.prompt(when)
+        elif role == 'assistant':
             issued = builder.response(when, _get(message, 'model'), _get(message, 'usage'))
             for call in _list(_get(message, 'tool_calls'), index, 'tool_calls'):
                 function = _get(call, 'function')
@@ -371,7 +389,9 @@ def _list(value: object, index: int, field: str) -> Sequence[Any]:
 def _read_ragas(messages: Sequence[Any], builder: _Builder) -> None:
     for index, message in enumerate(messages):
         kind, when = _get(message, 'type'), _when(None, index)
-        if kind == 'ai':
+        if kind == 'human':
+            builder.prompt(when)
+        elif kind == 'ai':
             metadata = _get(message, 'response_metadata')
             model = _get(metadata, 'model_name') if metadata is not None else None
             issued = builder.response(when, model, _get(message, 'usage_metadata'))

@@ -130,6 +130,41 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
         return {'agent': self.agent, 'include_subagents': self.include_subagents}
 
 
+class ScoreEvaluator(TrajectoryEvaluator):
+    """A trajectory evaluator whose value is a score, with an optional pass `threshold`.
+
+    A score alone never fails a run: with `threshold` set, the evaluator also reports the assertion
+    `<name>_pass` (the score is at least the threshold), so each case passes or fails on its own and
+    one bad case cannot hide behind the mean. Subclasses declare `threshold` as their last field.
+    """
+
+    threshold: float | None
+
+    def __post_init__(self) -> None:
+        threshold = self.threshold
+        ok = threshold is None or (
+            isinstance(threshold, (int, float)) and not isinstance(threshold, bool) and 0 <= threshold <= 1
+        )
+        if not ok:
+            raise ValueError(f'{type(self).__name__}: threshold must be a number from 0 to 1, got {threshold!r}')
+        super().__post_init__()
+
+    def evaluate(  # type: ignore[override]  # a mapping of results when a threshold is set
+        self, ctx: EvaluatorContext[object, object, object]
+    ) -> EvaluationReason | dict[str, EvaluationReason]:
+        result = super().evaluate(ctx)
+        if self.threshold is None or isinstance(result.value, bool) or not isinstance(result.value, (int, float)):
+            return result
+        name = self.get_default_evaluation_name()
+        passed = result.value >= self.threshold
+        verdict = f'{result.value:.3f} {">=" if passed else "<"} threshold {self.threshold:g}'
+        return {name: result, f'{name}_pass': EvaluationReason(value=passed, reason=verdict)}
+
+    @property
+    def failing_value(self) -> EvaluationValue:
+        return 0.0
+
+
 def as_reason(result: MetricResult) -> EvaluationReason:
     """A metric function's result as the `EvaluationReason` pydantic-evals expects."""
     return EvaluationReason(value=result.value, reason=result.reason)

@@ -10,7 +10,7 @@ from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 from ..scoring.metrics import parse_reference_calls, tool_call_accuracy, tool_call_f1
 from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
-from ._base import ConversationSource, EvaluationValue, TrajectoryEvaluator, as_reason
+from ._base import ConversationSource, ScoreEvaluator, as_reason
 
 
 def _reference_problem(reference_tool_calls: object) -> str | None:
@@ -23,7 +23,7 @@ def _reference_problem(reference_tool_calls: object) -> str | None:
 
 
 @dataclass(repr=False)
-class ToolCallAccuracy(TrajectoryEvaluator):
+class ToolCallAccuracy(ScoreEvaluator):
     """Score from 0.0 to 1.0 how well the calls and their arguments match `reference_tool_calls`.
 
     ragas' ToolCallAccuracy: 0.0 unless the tool names line up with the reference (in order, or in
@@ -40,6 +40,7 @@ class ToolCallAccuracy(TrajectoryEvaluator):
         include_subagents: With `False`, leave out calls made by sub-agents.
         conversation: Score the conversation in the case's `'output'` or `'inputs'` (pydantic-ai
             messages, OpenAI chat messages or ragas messages) instead of the spans.
+        threshold: Also report the assertion `<name>_pass`: whether the score is at least this.
     """
 
     reference_tool_calls: list[dict[str, Any]]
@@ -49,13 +50,10 @@ class ToolCallAccuracy(TrajectoryEvaluator):
     agent: str | None = None
     include_subagents: bool = True
     conversation: ConversationSource | None = None
+    threshold: float | None = None
 
     def problems(self) -> list[str | None]:
         return [_reference_problem(self.reference_tool_calls), checks.flag('include_failed', self.include_failed)]
-
-    @property
-    def failing_value(self) -> EvaluationValue:
-        return 0.0
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         return as_reason(
@@ -70,7 +68,7 @@ class ToolCallAccuracy(TrajectoryEvaluator):
 
 
 @dataclass(repr=False)
-class ToolCallF1(TrajectoryEvaluator):
+class ToolCallF1(ScoreEvaluator):
     """F1 from 0.0 to 1.0 of the calls (name and arguments) against `reference_tool_calls`, in any order.
 
     ragas' ToolCallF1 counted on multisets: a call made twice must be expected twice, and no calls
@@ -84,6 +82,7 @@ class ToolCallF1(TrajectoryEvaluator):
         include_subagents: With `False`, leave out calls made by sub-agents.
         conversation: Score the conversation in the case's `'output'` or `'inputs'` (pydantic-ai
             messages, OpenAI chat messages or ragas messages) instead of the spans.
+        threshold: Also report the assertion `<name>_pass`: whether the score is at least this.
     """
 
     reference_tool_calls: list[dict[str, Any]]
@@ -92,13 +91,10 @@ class ToolCallF1(TrajectoryEvaluator):
     agent: str | None = None
     include_subagents: bool = True
     conversation: ConversationSource | None = None
+    threshold: float | None = None
 
     def problems(self) -> list[str | None]:
         return [_reference_problem(self.reference_tool_calls), checks.flag('include_failed', self.include_failed)]
-
-    @property
-    def failing_value(self) -> EvaluationValue:
-        return 0.0
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         return as_reason(

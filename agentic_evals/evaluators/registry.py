@@ -4,22 +4,31 @@ from __future__ import annotations
 
 from pydantic_evals.evaluators import Evaluator
 
-from .budgets import MaxModelRequests, MaxToolCalls
+from .budgets import MaxCost, MaxDuration, MaxFailedCalls, MaxModelRequests, MaxTokens, MaxToolCalls
 from .judges.goal_accuracy import AgentGoalAccuracy
 from .judges.topic_adherence import TopicAdherence
 from .judges.trajectory_judge import TrajectoryJudge
 from .order import TrajectoryMatch
+from .permissions import NoLoops, ToolPermission
 from .reference_calls import ToolCallAccuracy, ToolCallF1
+from .tool_call_match import ToolCallMatch
 from .tools import ArgumentCorrectness, ToolCorrectness
 
 EVALUATOR_TYPES: tuple[type[Evaluator[object, object, object]], ...] = (
     AgentGoalAccuracy,
     ArgumentCorrectness,
+    MaxCost,
+    MaxDuration,
+    MaxFailedCalls,
     MaxModelRequests,
+    MaxTokens,
     MaxToolCalls,
+    NoLoops,
     ToolCallAccuracy,
     ToolCallF1,
+    ToolCallMatch,
     ToolCorrectness,
+    ToolPermission,
     TopicAdherence,
     TrajectoryJudge,
     TrajectoryMatch,

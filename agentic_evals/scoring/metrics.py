@@ -16,6 +16,7 @@ from ..trajectory.records import ToolCall
 from ..trajectory.trajectory import Trajectory
 from .call_matching import CallView, accuracy, compare, counts, listing, near_misses, sections
 from .sequences import F1Score, diff_arguments, lcs_score, multiset_score, short_repr
+from .turns import score_turns
 
 Calls = Trajectory | Sequence[str] | Sequence[Mapping[str, Any]]
 """What the agent did: a `Trajectory`, tool names in call order, or `{"name", "args"}` dicts in call order."""
@@ -156,14 +157,32 @@ def tool_correctness(
 
 def trajectory_match(
     actual: Calls,
-    expected_trajectory: Sequence[str],
+    expected_trajectory: Sequence[str] | Sequence[Sequence[str]],
     *,
     order: Literal['exact', 'in_order', 'any_order'] = 'in_order',
     include_failed: bool = False,
     agent: str | None = None,
     include_subagents: bool = True,
 ) -> MetricResult:
-    """F1 of the tool-name sequence against `expected_trajectory` (see `TrajectoryMatch`)."""
+    """F1 of the tool-name sequence against `expected_trajectory` (see `TrajectoryMatch`).
+
+    A list of name lists is one expected trajectory per turn (`actual` must then be a `Trajectory`):
+    the value is the mean of the turns' scores.
+    """
+    if expected_trajectory and all(isinstance(turn, (list, tuple)) for turn in expected_trajectory):
+        if not isinstance(actual, Trajectory):
+            raise TypeError('expected trajectories per turn need a Trajectory, not a list of calls')
+        if (missing := missing_agent(actual, agent)) is not None:
+            return MetricResult(0.0, missing)
+        options: dict[str, Any] = {'order': order, 'include_failed': include_failed, 'agent': agent}
+
+        def score_turn(turn: Trajectory, expected: Sequence[str]) -> MetricResult:
+            if agent is not None and not turn.has_agent(agent):
+                return trajectory_match([], expected, order=order)  # the agent sat this turn out
+            return trajectory_match(turn, expected, include_subagents=include_subagents, **options)
+
+        mean, reason, _ = score_turns(actual, expected_trajectory, score_turn)
+        return MetricResult(mean, reason)
     called = _observed_names(actual, include_failed, agent, include_subagents)
     if isinstance(called, NothingToScore):
         return MetricResult(0.0, called.reason)

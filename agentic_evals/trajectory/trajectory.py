@@ -8,7 +8,10 @@ spans themselves.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from datetime import datetime
 from typing import Protocol, overload
 
 from .records import AgentRun, AgentStructure, CallKind, ModelRequest, ToolCall, belongs_to
@@ -291,6 +294,45 @@ class Trajectory:
             return self._request_total
         paths = self._agent_structure().request_paths
         return sum(1 for path in paths if belongs_to(path, agent, include_subagents))
+
+    # -- turns ---------------------------------------------------------------------------------
+
+    def turns(self) -> list[Trajectory]:
+        """One trajectory per turn of a conversation: each outermost agent run, in start order.
+
+        A multi-turn case (several runs in one task, several traces of one conversation, or a
+        message history with several user prompts) scores turn by turn. Calls and requests belong
+        to the last outermost run that started before them (those before every run, to the first);
+        without agent runs, or with one, the whole trajectory is the one turn.
+        """
+        outer = sorted((run for run in self.agents if len(run.path) <= 1), key=lambda run: run.start)
+        if len(outer) <= 1:
+            return [self]
+        starts = [run.start for run in outer]
+
+        def turn_of(start: datetime) -> int:
+            return max(bisect_right(starts, start) - 1, 0)
+
+        requests: list[list[ModelRequest]] = [[] for _ in outer]
+        renumbered: dict[int, tuple[int, int]] = {}  # a request's index in the trajectory -> (turn, index in it)
+        for index, request in enumerate(self.model_requests):
+            turn = turn_of(request.start)
+            renumbered[index] = (turn, len(requests[turn]))
+            requests[turn].append(request)
+        calls: list[list[ToolCall]] = [[] for _ in outer]
+        for call in self.tool_calls:
+            turn = turn_of(call.start)
+            if call.issued_by is not None:
+                issuer = renumbered.get(call.issued_by)
+                call = replace(call, issued_by=issuer[1] if issuer is not None and issuer[0] == turn else None)
+            calls[turn].append(call)
+        runs: list[list[AgentRun]] = [[] for _ in outer]
+        for run in self.agents:
+            runs[turn_of(run.start)].append(run)
+        return [
+            Trajectory(turn_calls, turn_requests, turn_runs, self.notes)
+            for turn_calls, turn_requests, turn_runs in zip(calls, requests, runs, strict=True)
+        ]
 
     # -- agents --------------------------------------------------------------------------------
 
