@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         trajectory_match,
     )
     from .scoring.tool_call_match import ToolCallMatchMode, ToolCallMatchResult, tool_call_match
+    from .testing import assert_trajectory
     from .traces import LoadedTrace, OtlpJsonFileExporter, load_traces, read_traces, write_otlp_json
     from .trajectory.extract import extract_trajectory
     from .trajectory.records import AgentRun, CallStatus, FailureStage, ModelRequest, ToolCall
@@ -89,6 +90,7 @@ _EXPORTS: dict[str, str] = {
     'TrajectoryMatch': '.evaluators.order',
     'TrajectoryOrder': '.evaluators.order',
     'argument_correctness': '.scoring.metrics',
+    'assert_trajectory': '.testing',
     'canonical_json': '.scoring.call_matching',
     'capture': '.capturing',
     'evaluate_traces': '.offline.evaluate',
@@ -172,6 +174,7 @@ __all__ = (
     'TrajectoryMatch',
     'TrajectoryOrder',
     'argument_correctness',
+    'assert_trajectory',
     'canonical_json',
     'capture',
     'evaluate_traces',

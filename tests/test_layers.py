@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     'evaluators': 6,
     'offline': 7,
     'reports': 8,
+    'testing': 8,
     'cli': 9,
     '__init__': 10,
     '__main__': 10,

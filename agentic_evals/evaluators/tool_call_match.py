@@ -8,7 +8,7 @@ from typing import Any
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
 from ..scoring.argument_rules import ArgumentsMode
-from ..scoring.tool_call_match import Config, ToolCallMatchMode, parse_config
+from ..scoring.tool_call_match import Config, ToolCallMatchMode, ToolCallMatchResult, parse_config
 from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
 from ._base import ConversationSource, EvaluationValue, ScoreEvaluator, as_reason
@@ -82,4 +82,8 @@ class ToolCallMatch(ScoreEvaluator):
         return 0.0 if self._config.per_turn else False
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        return as_reason(self._config.score(trajectory, self.include_failed, self.agent, self.include_subagents))
+        return as_reason(self.match(trajectory))
+
+    def match(self, trajectory: Trajectory) -> ToolCallMatchResult:
+        """The result with its pairing (what `assert_trajectory` draws its diff from)."""
+        return self._config.score(trajectory, self.include_failed, self.agent, self.include_subagents)
