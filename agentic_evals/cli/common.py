@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from ..errors import AgenticEvalsError
 
 if TYPE_CHECKING:
-    from ..reports.gates import MinScore
+    from ..reports.gates import MaxMetric, MinScore
 
 PROG = 'agentic-evals-otel'
 """The command, as installed by the `agentic-evals-otel` distribution (`agentic-evals` is another project's)."""
@@ -109,6 +109,19 @@ def min_score(text: str) -> MinScore:
             f'expected a threshold between 0 and 1 (or a percentage), as scores and pass rates are, got {text!r}'
         )
     return MinScore(name.strip(), value)
+
+
+def max_metric(text: str) -> MaxMetric:
+    """`NAME=X`, X a number >= 0: metrics are counts, costs and seconds, so a percentage means nothing here."""
+    from ..reports.gates import MaxMetric
+
+    name, sep, limit = text.rpartition('=')
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f'expected NAME=X (e.g. input_tokens=5000), got {text!r}')
+    value = number(limit)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f'expected a limit >= 0 (metrics are never negative), got {text!r}')
+    return MaxMetric(name.strip(), value)
 
 
 def _number_or_percentage(text: str) -> float:

@@ -9,7 +9,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..reports.text import one_line
-from .common import EXIT_FAIL, EXIT_PASS, EXIT_STATUS, PROG, UsageError, check_writable, fraction, min_score, say
+from .common import (
+    EXIT_FAIL,
+    EXIT_PASS,
+    EXIT_STATUS,
+    PROG,
+    UsageError,
+    check_writable,
+    fraction,
+    max_metric,
+    min_score,
+    say,
+)
 
 if TYPE_CHECKING:  # imported by `handle` when it runs: `--help` must not pay for pydantic-evals
     from pydantic_evals.reporting import EvaluationReport
@@ -24,9 +35,10 @@ def add_parser(commands: Any) -> None:
         help='score trace files with a dataset (or a list of evaluators) and check the gates',
         description=(
             'Score trace files with the evaluators of a pydantic-evals dataset: each case finds its trace by'
-            " the root span's case_name attribute, the trace file's name, or metadata.trace_id. With"
-            ' --evaluators FILE instead of a dataset, every trace is its own case. Prints a table and a'
-            ' one-line verdict; writes JSON, JUnit XML and Markdown reports on request.'
+            " the root span's case_name attribute, the trace file's name, metadata.trace_id, or its inputs"
+            " equal to the trace's first user message. With --evaluators FILE instead of a dataset, every"
+            ' trace is its own case. Prints a table and a one-line verdict; writes JSON, JUnit XML and'
+            ' Markdown reports on request.'
         ),
         epilog=EXIT_STATUS,
         usage=(
@@ -66,10 +78,36 @@ def add_parser(commands: Any) -> None:
         help='fail unless the average of score NAME (or the pass rate of assertion NAME) is at least X; repeatable',
     )
     gates.add_argument(
+        '--min-case-score',
+        metavar='NAME=X',
+        action='append',
+        type=min_score,
+        default=[],
+        help='fail unless every case has score NAME (or passes assertion NAME) at least X; a case without it'
+        ' fails; repeatable',
+    )
+    gates.add_argument(
         '--max-fail-rate',
         metavar='X',
         type=fraction,
         help='fail if more than X (0..1, or N%%) of the cases have a failed assertion, an evaluator error or no result',
+    )
+    gates.add_argument(
+        '--max-metric',
+        metavar='NAME=X',
+        action='append',
+        type=max_metric,
+        default=[],
+        help='fail if the average over the cases of metric NAME (requests, input_tokens, output_tokens, cost,'
+        ' ..., or duration in seconds) is above X; repeatable',
+    )
+    gates.add_argument(
+        '--max-case-metric',
+        metavar='NAME=X',
+        action='append',
+        type=max_metric,
+        default=[],
+        help='fail if any case has metric NAME above X, or did not record it; repeatable',
     )
     output = run.add_argument_group('output')
     output.add_argument('--reasons', action='store_true', help='show the reason of every result, not only of failures')
@@ -101,7 +139,15 @@ def handle(args: argparse.Namespace) -> int:
     for path in (args.json, args.junit, args.markdown):
         if path is not None:
             check_writable(path)
-    gates = Gates(args.allow_failures, tuple(args.min_score), args.max_fail_rate)
+    gates = Gates(
+        args.allow_failures,
+        tuple(args.min_score),
+        args.max_fail_rate,
+        min_case_scores=tuple(args.min_case_score),
+        max_metrics=tuple(args.max_metric),
+        max_case_metrics=tuple(args.max_case_metric),
+        expected=suite.expected_results(),
+    )
     progress = TraceProgress(make_console(sys.stderr), enabled=not args.no_progress and sys.stderr.isatty())
     unused: list[str] = []
     with progress:

@@ -69,6 +69,18 @@ class Suite:
             evaluators += [e for case in self.dataset.cases for e in case.evaluators]
         return {e.get_default_evaluation_name() for e in evaluators}
 
+    def expected_results(self) -> dict[str, frozenset[str]] | None:
+        """Case name -> the result names its evaluators (the dataset's and its own) report by default;
+        `None` without a dataset, where every case runs the same evaluators."""
+        if self.dataset is None:
+            return None
+        shared = [e.get_default_evaluation_name() for e in self.evaluators]
+        return {
+            case.name: frozenset([*shared, *(e.get_default_evaluation_name() for e in case.evaluators)])
+            for case in self.dataset.cases
+            if case.name is not None
+        }
+
 
 def load_dataset(path: Path) -> Suite:
     """A pydantic-evals dataset file (YAML or JSON) with our evaluator types registered."""

@@ -4,20 +4,32 @@ The gates (all must hold for exit status 0):
 
 - every assertion passes, every case ran and no evaluator raised, unless `allow_failures`;
 - each `MinScore`: the average of a score (or the pass rate of an assertion) is at least the threshold;
+- each per-case `MinScore` (`min_case_scores`): every case's score (an assertion counting 1 or 0) is
+  at least the threshold; a case without the result (not produced, its evaluator raised, the case
+  did not run) fails it, as a missing score is no evidence of a good one, unless `expected` says
+  the case's evaluators do not report it (a case-level evaluator that other cases lack);
 - `max_fail_rate`: the share of cases with a failed assertion, an evaluator error or a case failure
-  is at most the limit.
+  is at most the limit;
+- each `MaxMetric`: the mean of a run metric (`requests`, `input_tokens`, `cost`, ..., or
+  `duration`) over the cases that recorded it is at most the limit (`max_metrics`), or every case's
+  value is (`max_case_metrics`; a case that did not record it fails, as for scores).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ..errors import AgenticEvalsError
-from .document import ReportDocument
+from .document import CaseResult, ReportDocument
 
 LISTED = 3
 """How many failing results a summary names before saying `and N more`."""
+DURATION = 'duration'
+"""The metric name of a case's recorded run time in seconds (`CaseResult.duration`, not in `metrics`)."""
+STANDARD_METRICS = ('requests', 'input_tokens', 'output_tokens', 'total_tokens', 'cost')
+"""Metrics pydantic-evals and the trace readers record when the spans carry them: a gate naming one
+that no case recorded fails, where any other unrecorded name is a usage error (a typo)."""
 
 
 @dataclass(frozen=True)
@@ -27,21 +39,59 @@ class MinScore:
 
 
 @dataclass(frozen=True)
+class MaxMetric:
+    name: str
+    limit: float
+
+
+@dataclass(frozen=True)
 class Gates:
     allow_failures: bool = False
     min_scores: tuple[MinScore, ...] = ()
     max_fail_rate: float | None = None
+    min_case_scores: tuple[MinScore, ...] = ()
+    max_metrics: tuple[MaxMetric, ...] = ()
+    max_case_metrics: tuple[MaxMetric, ...] = ()
+    expected: Mapping[str, Collection[str]] | None = field(default=None, compare=False)
+    """Case name -> the result names its evaluators report by default (a dataset's, with each case's
+    own): a per-case gate does not ask a case for a result none of its evaluators gives. `None`, or a
+    case not in it: every case is asked."""
+
+    def expects(self, case: str, name: str) -> bool:
+        """Whether a per-case gate on result `name` asks case `case` for it."""
+        return self.expected is None or case not in self.expected or name in self.expected[case]
 
     def threshold_for(self, name: str) -> float | None:
         """The last `--min-score` given for `name` (a later flag overrides an earlier one)."""
-        found = [m.threshold for m in self.min_scores if m.name == name]
-        return found[-1] if found else None
+        return _last([(m.name, m.threshold) for m in self.min_scores], name)
+
+    def case_threshold_for(self, name: str) -> float | None:
+        """The last `--min-case-score` given for `name`."""
+        return _last([(m.name, m.threshold) for m in self.min_case_scores], name)
+
+    def metric_limit_for(self, name: str) -> float | None:
+        """The last `--max-metric` given for `name`."""
+        return _last([(m.name, m.limit) for m in self.max_metrics], name)
+
+    def case_metric_limit_for(self, name: str) -> float | None:
+        """The last `--max-case-metric` given for `name`."""
+        return _last([(m.name, m.limit) for m in self.max_case_metrics], name)
+
+    def gated_metrics(self) -> list[str]:
+        """Every metric a gate names, in the order first given."""
+        return list(dict.fromkeys(m.name for m in (*self.max_metrics, *self.max_case_metrics)))
+
+
+def _last(pairs: Sequence[tuple[str, float]], name: str) -> float | None:
+    found = [value for key, value in pairs if key == name]
+    return found[-1] if found else None
 
 
 @dataclass(frozen=True)
 class GateResult:
     gate: str
-    """`assertions`, `case failures`, `evaluator errors`, `min-score NAME` or `max-fail-rate`."""
+    """`assertions`, `case failures`, `evaluator errors`, `min-score NAME`, `min-case-score NAME`,
+    `max-fail-rate`, `max-metric NAME` or `max-case-metric NAME`."""
     passed: bool
     detail: str
 
@@ -57,7 +107,7 @@ class Verdict:
 
 
 class UnknownResultError(AgenticEvalsError, ValueError):
-    """A `--min-score` naming no score or assertion: a usage error, not a failed gate."""
+    """A gate naming no score, assertion or metric: a usage error, not a failed gate."""
 
 
 def check_gates(document: ReportDocument, gates: Gates, *, known_names: Collection[str] = ()) -> Verdict:
@@ -65,15 +115,22 @@ def check_gates(document: ReportDocument, gates: Gates, *, known_names: Collecti
 
     `known_names` are result names the evaluators would produce (their default evaluation names):
     a `--min-score` naming one that no case produced fails its gate, where a name nobody knows
-    raises `UnknownResultError`.
+    raises `UnknownResultError`. Metrics are known when a case recorded them or they are one of
+    `STANDARD_METRICS` (or `duration`).
     """
     results = [*_failure_gates(document, gates.allow_failures)]
-    seen: dict[str, float] = {}
-    for gate in gates.min_scores:
-        seen[gate.name] = gate.threshold
+    seen = {gate.name: gate.threshold for gate in gates.min_scores}
     results += [_min_score(document, name, threshold, known_names) for name, threshold in seen.items()]
+    per_case = {gate.name: gate.threshold for gate in gates.min_case_scores}
+    for name, threshold in per_case.items():
+        _check_result_name(document, '--min-case-score', name, known_names)
+        results.append(_min_case_score(document, gates, name, threshold))
     if gates.max_fail_rate is not None:
         results.append(_max_fail_rate(document, gates.max_fail_rate))
+    means = {gate.name: gate.limit for gate in gates.max_metrics}
+    results += [_max_metric(document, name, limit) for name, limit in means.items()]
+    limits = {gate.name: gate.limit for gate in gates.max_case_metrics}
+    results += [_max_case_metric(document, name, limit) for name, limit in limits.items()]
     return Verdict(tuple(results), _summary(document, results))
 
 
@@ -101,6 +158,20 @@ def _failure_gates(document: ReportDocument, allow: bool) -> list[GateResult]:
     return results
 
 
+def _check_result_name(document: ReportDocument, flag: str, name: str, known: Collection[str]) -> bool:
+    """Whether any case has `name` as a score or assertion; raises for a label or a name nobody knows."""
+    names = document.result_names()
+    if name in names['scores'] or name in names['assertions']:
+        return True
+    if name in names['labels']:
+        raise UnknownResultError(f'{flag} {name}: {name!r} is a label, not a score or an assertion')
+    if name in known:
+        return False
+    available = sorted(names['scores'] | names['assertions'] | set(known))
+    listed = ', '.join(available) if available else 'none'
+    raise UnknownResultError(f'{flag} {name}: no score or assertion is named {name!r} (available: {listed})')
+
+
 def _min_score(document: ReportDocument, name: str, threshold: float, known: Collection[str]) -> GateResult:
     gate = f'min-score {name}'
     averages = document.averages
@@ -109,18 +180,70 @@ def _min_score(document: ReportDocument, name: str, threshold: float, known: Col
     elif name in averages.assertions:
         value, what = averages.assertions[name], 'pass rate'
     else:
-        names = document.result_names()
-        if name in names['labels']:
-            raise UnknownResultError(f'--min-score {name}: {name!r} is a label, not a score or an assertion')
-        if name in names['scores'] or name in known:
-            return GateResult(gate, False, f'{name}: no case produced a value (minimum {format_number(threshold)})')
-        available = sorted(names['scores'] | names['assertions'] | set(known))
-        listed = ', '.join(available) if available else 'none'
-        raise UnknownResultError(f'--min-score {name}: no score or assertion is named {name!r} (available: {listed})')
+        _check_result_name(document, '--min-score', name, known)
+        return GateResult(gate, False, f'{name}: no case produced a value (minimum {format_number(threshold)})')
     passed = value >= threshold
     op = '>=' if passed else '<'
     shown, limit = format_number(value, threshold), format_number(threshold, value)
     return GateResult(gate, passed, f'{name} {what} {shown} {op} {limit}')
+
+
+def case_score(case: CaseResult, name: str) -> float | None:
+    """`name`'s value on `case` for a per-case gate: a score, an assertion as 1 or 0, else `None`."""
+    if name in case.scores:
+        return case.scores[name].value
+    if name in case.assertions:
+        return 1.0 if case.assertions[name].value else 0.0
+    return None
+
+
+def gated_cases(document: ReportDocument, gates: Gates, name: str) -> int:
+    """How many cases a per-case gate on result `name` asks (those that have it, or should)."""
+    asked = sum(1 for c in document.cases if case_score(c, name) is not None or gates.expects(c.name, name))
+    return asked + sum(1 for f in document.failures if gates.expects(f.name, name))
+
+
+def cases_below(document: ReportDocument, gates: Gates, name: str, threshold: float) -> list[tuple[str, str]]:
+    """(case name, what it has) of every case that fails a per-case gate on `name`, in report order."""
+    below: list[tuple[str, str]] = []
+    for case in document.cases:
+        value = case_score(case, name)
+        if value is None and name in case.scores:
+            below.append((case.name, 'n/a'))
+        elif value is None and gates.expects(case.name, name):
+            below.append((case.name, 'no value'))
+        elif value is not None and value < threshold:
+            below.append((case.name, 'failed' if name in case.assertions else format_number(value, threshold)))
+    below += [(failure.name, 'not run') for failure in document.failures if gates.expects(failure.name, name)]
+    return below
+
+
+def _min_case_score(document: ReportDocument, gates: Gates, name: str, threshold: float) -> GateResult:
+    gate = f'min-case-score {name}'
+    total = gated_cases(document, gates, name)
+    below = cases_below(document, gates, name, threshold)
+    scores = [v for c in document.cases if name in c.scores and (v := c.scores[name].value) is not None]
+    lowest = min(scores) if scores else None
+    limit = format_number(threshold, lowest)
+    if below:
+        missing = ' or missing' if any(what in _MISSING for _, what in below) else ''
+        listed = _names([f'{case!r} {what}' for case, what in below])
+        return GateResult(gate, False, f'{name} < {limit}{missing} on {len(below)} of {total} cases ({listed})')
+    detail = f'{name} >= {limit} on {_all(total)}'
+    if lowest is not None:
+        detail += f' (lowest {format_number(lowest, threshold)})'
+    return GateResult(gate, True, detail)
+
+
+_MISSING = ('n/a', 'no value', 'not run', 'not recorded')
+
+
+def failing_count(failing: Sequence[tuple[str, str]], op: str, bound: str) -> str:
+    """What a per-case gate's cell in a view says of the cases failing it: `2 case(s) < 0.800, 1 missing`."""
+    missing = sum(1 for _, what in failing if what in _MISSING)
+    over = len(failing) - missing
+    parts = ([f'{over} case(s) {op} {bound}'] if over else []) + ([f'{missing} missing'] if missing else [])
+    return ', '.join(parts)
 
 
 def _max_fail_rate(document: ReportDocument, limit: float) -> GateResult:
@@ -132,6 +255,74 @@ def _max_fail_rate(document: ReportDocument, limit: float) -> GateResult:
         f' {op} {_percent(limit, totals.fail_rate)}'
     )
     return GateResult('max-fail-rate', passed, detail)
+
+
+def case_metric(case: CaseResult, name: str) -> float | None:
+    """Metric `name` of `case` (`duration` is its recorded run time), or `None` when it recorded none."""
+    if name == DURATION:
+        return case.duration
+    return case.metrics.get(name)
+
+
+def metric_mean(document: ReportDocument, name: str) -> float | None:
+    """The mean of metric `name` over the cases that recorded it (`None` when none did)."""
+    values = [v for case in document.cases if (v := case_metric(case, name)) is not None]
+    return sum(values) / len(values) if values else None
+
+
+def cases_above(document: ReportDocument, name: str, limit: float) -> list[tuple[str, str]]:
+    """(case name, what it has) of every case that fails a per-case gate on metric `name`."""
+    above: list[tuple[str, str]] = []
+    for case in document.cases:
+        value = case_metric(case, name)
+        if value is None:
+            above.append((case.name, 'not recorded'))
+        elif value > limit:
+            above.append((case.name, format_metric(name, value, limit)))
+    above += [(failure.name, 'not run') for failure in document.failures]
+    return above
+
+
+def _check_metric_name(document: ReportDocument, flag: str, name: str) -> None:
+    recorded = {n for case in document.cases for n in case.metrics}
+    if name in recorded or name == DURATION or name in STANDARD_METRICS:
+        return
+    available = ', '.join(sorted(recorded | {DURATION, *STANDARD_METRICS}))
+    raise UnknownResultError(f'{flag} {name}: no metric is named {name!r} (available: {available})')
+
+
+def _max_metric(document: ReportDocument, name: str, limit: float) -> GateResult:
+    gate = f'max-metric {name}'
+    _check_metric_name(document, '--max-metric', name)
+    values = [v for case in document.cases if (v := case_metric(case, name)) is not None]
+    if not values:
+        return GateResult(gate, False, f'{name}: no case recorded a value (maximum {format_metric(name, limit)})')
+    mean = sum(values) / len(values)
+    passed = mean <= limit
+    op = '<=' if passed else '>'
+    partial = (
+        f' ({len(values)} of {len(document.cases)} cases recorded it)' if len(values) < len(document.cases) else ''
+    )
+    shown, bound = format_metric(name, mean, limit), format_metric(name, limit, mean)
+    return GateResult(gate, passed, f'{name} average {shown}{partial} {op} {bound}')
+
+
+def _max_case_metric(document: ReportDocument, name: str, limit: float) -> GateResult:
+    gate = f'max-case-metric {name}'
+    _check_metric_name(document, '--max-case-metric', name)
+    total = len(document.cases) + len(document.failures)
+    above = cases_above(document, name, limit)
+    values = [v for case in document.cases if (v := case_metric(case, name)) is not None]
+    highest = max(values) if values else None
+    bound = format_metric(name, limit, highest)
+    if above:
+        missing = ' or missing' if any(what in _MISSING for _, what in above) else ''
+        listed = _names([f'{case!r} {what}' for case, what in above])
+        return GateResult(gate, False, f'{name} > {bound}{missing} on {len(above)} of {total} cases ({listed})')
+    detail = f'{name} <= {bound} on {_all(total)}'
+    if highest is not None:
+        detail += f' (highest {format_metric(name, highest, limit)})'
+    return GateResult(gate, True, detail)
 
 
 def _summary(document: ReportDocument, results: Sequence[GateResult]) -> str:
@@ -154,12 +345,30 @@ def _plural(count: int, noun: str) -> str:
     return f'{count} {noun}' + ('' if count == 1 else 's')
 
 
+def _all(count: int) -> str:
+    """`1 case`, `all 2 cases`: what a per-case gate held on."""
+    return _plural(count, 'case') if count <= 1 else f'all {count} cases'
+
+
 def format_number(value: float, other: float | None = None) -> str:
     """Three decimals, or as many more as it takes for `value` and a different `other` not to look equal.
 
     Call it both ways (`format_number(a, b)`, `format_number(b, a)`) and both get the same precision.
     """
     return f'{value:.{_digits(value, other, 3, 1)}f}'
+
+
+def format_metric(name: str, value: float, other: float | None = None) -> str:
+    """A metric as a reader expects it: counts whole, others with four significant digits (more if
+    `value` and a different `other` would look equal); `duration` in seconds, with its unit."""
+    if float(value).is_integer():
+        shown = f'{int(value)}'
+    else:
+        digits = max(4, len(f'{abs(int(value))}') + 1)
+        while digits < 17 and other is not None and other != value and f'{value:.{digits}g}' == f'{other:.{digits}g}':
+            digits += 1
+        shown = f'{value:.{digits}g}'
+    return f'{shown}s' if name == DURATION else shown
 
 
 def _percent(value: float, other: float) -> str:

@@ -9,7 +9,11 @@ Layout (the subset of the Ant/Jenkins schema that GitHub, GitLab, Jenkins, Azure
   they are `<skipped>` with the reason, so a CI system that fails on any failure agrees with the
   exit status;
 - a score is never a failure by itself: `--min-score` gates its average, not each case, so a case
-  below the threshold passes with a note in `<system-out>`;
+  below the threshold passes with a note in `<system-out>`; `--min-case-score` gates each case, so
+  there a case below the threshold (or without the result: a testcase of its own) is a `<failure>`,
+  and so is a failed assertion it names, even with `--allow-failures`;
+- `--max-case-metric` adds a testcase per case for the metric (`name` = the metric), a `<failure>`
+  when the case is over the limit or did not record it;
 - a second `<testsuite name="gates">` with one testcase per gate: the verdict the exit status
   gives, gate by gate.
 
@@ -21,7 +25,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from .document import ReportDocument
-from .gates import Gates, Verdict, format_number
+from .gates import Gates, Verdict, case_metric, format_metric, format_number
 from .text import visible
 
 CASE_TESTCASE = '(case)'
@@ -73,7 +77,8 @@ def _results_suite(document: ReportDocument, gates: Gates) -> ET.Element:
             testcase = _testcase(suite, case.name, name, time)
             time = 0.0
             tests += 1
-            if not assertion.value and gates.allow_failures:
+            gated = (threshold := gates.case_threshold_for(name)) is not None and threshold > 0
+            if not assertion.value and gates.allow_failures and not gated:
                 skipped += 1
                 _skipped(testcase, f'allowed failure: {assertion.reason or f"{name} failed"}')
             elif not assertion.value:
@@ -86,11 +91,19 @@ def _results_suite(document: ReportDocument, gates: Gates) -> ET.Element:
             time = 0.0
             tests += 1
             threshold = gates.threshold_for(name)
+            case_threshold = gates.case_threshold_for(name)
+            reason = f': {score.reason}' if score.reason else ''
+            if case_threshold is not None and (score.value is None or score.value < case_threshold):
+                failures += 1
+                value = 'n/a' if score.value is None else format_number(score.value, case_threshold)
+                message = f'{name} = {value} < {format_number(case_threshold, score.value)} (min-case-score){reason}'
+                _outcome(testcase, 'failure', message, 'ScoreBelowThreshold')
+                continue
             value = 'n/a' if score.value is None else format_number(score.value, threshold)
             note = ''
             if threshold is not None and (score.value is None or score.value < threshold):
                 note = f' (below {format_number(threshold)}; the gate is on the average)'
-            _output(testcase, f'{name} = {value}{note}' + (f': {score.reason}' if score.reason else ''))
+            _output(testcase, f'{name} = {value}{note}{reason}')
         for name, label in sorted(case.labels.items()):
             testcase = _testcase(suite, case.name, name, time)
             time = 0.0
@@ -106,6 +119,30 @@ def _results_suite(document: ReportDocument, gates: Gates) -> ET.Element:
             else:
                 errors += 1
                 _outcome(testcase, 'error', error.message, 'EvaluatorError')
+        present = {*case.scores, *case.assertions, *case.labels, *(e.name for e in case.evaluator_errors)}
+        for name in dict.fromkeys(g.name for g in gates.min_case_scores):
+            if name not in present and gates.expects(case.name, name):
+                testcase = _testcase(suite, case.name, name, time)
+                time = 0.0
+                tests += 1
+                failures += 1
+                _outcome(testcase, 'failure', f'no {name} result (min-case-score)', 'MissingResult')
+        for name in dict.fromkeys(g.name for g in gates.max_case_metrics):
+            limit = gates.case_metric_limit_for(name)
+            assert limit is not None
+            testcase = _testcase(suite, case.name, name, time)
+            time = 0.0
+            tests += 1
+            measured = case_metric(case, name)
+            if measured is not None and measured <= limit:
+                _output(testcase, f'{name} = {format_metric(name, measured)} <= {format_metric(name, limit, measured)}')
+                continue
+            failures += 1
+            if measured is None:
+                _outcome(testcase, 'failure', f'{name} not recorded (max-case-metric)', 'MissingMetric')
+            else:
+                shown = f'{format_metric(name, measured, limit)} > {format_metric(name, limit, measured)}'
+                _outcome(testcase, 'failure', f'{name} = {shown} (max-case-metric)', 'MetricOverLimit')
     for failure in document.failures:
         testcase = _testcase(suite, failure.name, CASE_TESTCASE)
         tests += 1

@@ -15,7 +15,17 @@ from rich.table import Table
 from rich.text import Text
 
 from .document import CaseResult, ReportDocument
-from .gates import Gates, format_number
+from .gates import (
+    DURATION,
+    Gates,
+    case_metric,
+    cases_above,
+    cases_below,
+    failing_count,
+    format_metric,
+    format_number,
+    metric_mean,
+)
 from .terminal import data_text
 from .terminal import make_console as make_console
 
@@ -60,23 +70,46 @@ def _results_table(document: ReportDocument, gates: Gates, *, reasons: bool, qui
 
 
 def _case_rows(case: CaseResult, gates: Gates, *, reasons: bool) -> list[tuple[str, Text, str, bool]]:
-    """(result name, value cell, reason, passes) for each result of `case`."""
+    """(result name, value cell, reason, passes) for each result of `case`, and for each metric a
+    per-case gate names; a result a per-case gate needs and the case lacks is a row too."""
     rows: list[tuple[str, Text, str, bool]] = []
     for name, a in case.assertions.items():
         cell = Text('pass', style='green') if a.value else Text('FAIL', style='bold red')
         rows.append((name, cell, _reason(a.reason, reasons or not a.value), a.value))
     for name, s in case.scores.items():
-        threshold = gates.threshold_for(name)
-        low = s.value is None or (threshold is not None and s.value < threshold)
+        threshold = _failed_threshold(s.value, gates.threshold_for(name), gates.case_threshold_for(name))
+        low = s.value is None or threshold is not None
         shown = 'n/a' if s.value is None else format_number(s.value, threshold)
-        if threshold is not None and s.value is not None and low:
+        if threshold is not None and s.value is not None:
             shown += f' < {format_number(threshold, s.value)}'
         rows.append((name, Text(shown, style='bold red' if low else ''), _reason(s.reason, reasons or low), not low))
     for name, label in case.labels.items():
         rows.append((name, data_text(label.value), _reason(label.reason, reasons), True))
     for error in case.evaluator_errors:
         rows.append((error.name, Text('ERROR', style='bold red'), error.message, False))
+    shown_names = {row[0] for row in rows}
+    for gate in gates.min_case_scores:
+        if gate.name not in shown_names and gates.expects(case.name, gate.name):
+            shown_names.add(gate.name)
+            rows.append((gate.name, Text('missing', style='bold red'), 'no result (--min-case-score)', False))
+    for name in dict.fromkeys(m.name for m in gates.max_case_metrics):
+        limit = gates.case_metric_limit_for(name)
+        assert limit is not None
+        value = case_metric(case, name)
+        if value is None:
+            rows.append((name, Text('missing', style='bold red'), 'not recorded (--max-case-metric)', False))
+        elif value > limit:
+            shown = f'{format_metric(name, value, limit)} > {format_metric(name, limit, value)}'
+            rows.append((name, Text(shown, style='bold red'), '', False))
+        else:
+            rows.append((name, Text(format_metric(name, value)), '', True))
     return sorted(rows, key=lambda r: r[0])
+
+
+def _failed_threshold(value: float | None, *thresholds: float | None) -> float | None:
+    """The highest of the gates' thresholds that `value` is below (`None`: it is below none)."""
+    failed = [t for t in thresholds if t is not None and value is not None and value < t]
+    return max(failed) if failed else None
 
 
 def _reason(reason: str | None, shown: bool) -> str:
@@ -90,13 +123,15 @@ def _averages_table(document: ReportDocument, gates: Gates) -> Table:
     averages = document.averages
     for name, value in averages.scores.items():
         threshold = gates.threshold_for(name)
-        table.add_row(data_text(name), 'score', format_number(value, threshold), _gate_cell(value, threshold))
+        gate = _joined(_gate_cell(value, threshold), _case_gate_cell(document, gates, name))
+        table.add_row(data_text(name), 'score', format_number(value, threshold), gate)
     for name, rate in averages.assertions.items():
         counts = [c.assertions[name].value for c in document.cases if name in c.assertions]
         shown = f'{rate:.1%} ({sum(counts)}/{len(counts)})'
         threshold = gates.threshold_for(name)
-        if threshold is not None:
-            gate = _gate_cell(rate, threshold)
+        per_case = _case_gate_cell(document, gates, name)
+        if threshold is not None or per_case.plain:
+            gate = _joined(_gate_cell(rate, threshold), per_case)
         elif rate == 1.0:
             gate = Text('all pass', style='green')
         else:
@@ -104,8 +139,14 @@ def _averages_table(document: ReportDocument, gates: Gates) -> Table:
         table.add_row(data_text(name), 'assertion', shown, gate)
     for name, shares in averages.labels.items():
         table.add_row(data_text(name), 'label', data_text(', '.join(f'{v}: {s:.0%}' for v, s in shares.items())), '')
-    for name, mean in averages.metrics.items():
-        table.add_row(data_text(name), 'metric', _metric(mean), '')
+    metrics = dict(averages.metrics)
+    for name in gates.gated_metrics():
+        mean = metric_mean(document, name) if name == DURATION else metrics.get(name)
+        if mean is not None and name not in metrics:
+            metrics[name] = mean
+    for name, mean in metrics.items():
+        shown = format_metric(name, mean) if name == DURATION else _metric(mean)
+        table.add_row(data_text(name), 'metric', shown, _metric_gate_cell(document, gates, name, mean))
     return table
 
 
@@ -115,6 +156,38 @@ def _gate_cell(value: float, threshold: float | None) -> Text:
     if value >= threshold:
         return Text(f'>= {format_number(threshold, value)}: ok', style='green')
     return Text(f'FAIL: < {format_number(threshold, value)}', style='bold red')
+
+
+def _case_gate_cell(document: ReportDocument, gates: Gates, name: str) -> Text:
+    threshold = gates.case_threshold_for(name)
+    if threshold is None:
+        return Text('')
+    failing = cases_below(document, gates, name, threshold)
+    if not failing:
+        return Text(f'each >= {format_number(threshold)}: ok', style='green')
+    return Text(f'FAIL: {failing_count(failing, "<", format_number(threshold))}', style='bold red')
+
+
+def _metric_gate_cell(document: ReportDocument, gates: Gates, name: str, mean: float) -> Text:
+    cells: list[Text] = []
+    limit = gates.metric_limit_for(name)
+    if limit is not None:
+        passed = mean <= limit
+        bound = format_metric(name, limit, mean)
+        cells.append(Text(f'<= {bound}: ok', style='green') if passed else Text(f'FAIL: > {bound}', style='bold red'))
+    case_limit = gates.case_metric_limit_for(name)
+    if case_limit is not None:
+        failing = cases_above(document, name, case_limit)
+        bound = format_metric(name, case_limit)
+        if failing:
+            cells.append(Text(f'FAIL: {failing_count(failing, ">", bound)}', style='bold red'))
+        else:
+            cells.append(Text(f'each <= {bound}: ok', style='green'))
+    return _joined(*cells)
+
+
+def _joined(*cells: Text) -> Text:
+    return Text('; ').join(cell for cell in cells if cell.plain)
 
 
 def _metric(value: float) -> str:
