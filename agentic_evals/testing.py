@@ -47,11 +47,13 @@ def assert_trajectory(
         ctx = evaluator_context(captured, inputs=inputs, output=output, metrics=metrics)
         trajectory: Trajectory | None = None
     else:
-        ctx = evaluator_context(SpanTreeRecordingError('a message history was given'), inputs=inputs, output=output)
+        # A message history is also the case's output, for evaluators reading `conversation='output'`.
+        no_spans = SpanTreeRecordingError('a message history was given, not spans')
+        ctx = evaluator_context(no_spans, inputs=inputs, output=captured if output is None else output)
         trajectory = trajectory_from_messages(captured)
     failures: list[str] = []
     for evaluator in evaluators:
-        if trajectory is not None and getattr(evaluator, 'conversation', 'no field') is None:
+        if trajectory is not None and getattr(evaluator, 'conversation', None) is None:
             result = _on_messages(evaluator, trajectory)
             outputs = {evaluator.get_default_evaluation_name(): result}
         else:
