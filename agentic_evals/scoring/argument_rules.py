@@ -256,8 +256,8 @@ def parse_matchers(
     if arguments not in ARGUMENTS_MODES or isinstance(arguments, bool):
         raise ValueError(f'arguments must be one of {", ".join(map(repr, ARGUMENTS_MODES))}; got {arguments!r}')
     default_mode: ArgumentsMode = arguments
-    overrides = _mapping('tool_arguments', tool_arguments)
-    rules = _mapping('argument_rules', argument_rules)
+    overrides = _mapping(tool_arguments, 'tool_arguments must be a mapping of tool names')
+    rules = _mapping(argument_rules, 'argument_rules must be a mapping of tool names')
     parsed_rules: dict[str, dict[str, KeyRule]] = {}
     for tool, by_key in rules.items():
         if not isinstance(by_key, Mapping):
@@ -283,9 +283,9 @@ def parse_matchers(
     return default, matchers
 
 
-def _mapping(name: str, value: object) -> dict[str, Any]:
+def _mapping(value: object, problem: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping) or not all(isinstance(k, str) and k for k in value):
-        raise ValueError(f'{name} must be a mapping of tool names, got {value!r}')
+        raise ValueError(f'{problem}, got {value!r}')
     return dict(value)
