@@ -308,14 +308,12 @@ def no_loops(
     note = f'; {unknown} call(s) without recorded arguments not compared' if unknown else ''
     if not loops:
         cycles = (
-            f'cycles of 2-{max_cycle_length} calls at most {max_cycle_repeats} times'
+            f'no cycle of 2-{max_cycle_length} calls more than {max_cycle_repeats} time(s)'
             if max_cycle_length >= 2
             else 'cycles not checked'
         )
-        return MetricResult(
-            True,
-            f'no loops in {len(calls)} call(s) (one call at most {max_repeats} times in a row, {cycles}){suffix}{note}',
-        )
+        rules = f'no call more than {max_repeats} time(s) in a row, {cycles}'
+        return MetricResult(True, f'no loops in {len(calls)} call(s) ({rules}){suffix}{note}')
     shown: list[str] = []
     for loop in loops[:_LISTED]:
         where = f'in a row from call {loop.start} {_by(loop.calls[0].agent)}'

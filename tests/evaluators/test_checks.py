@@ -232,7 +232,7 @@ def test_no_loops_finds_the_real_regression() -> None:
     )
     assert result(NoLoops(3), looping) == (
         True,
-        'no loops in 3 call(s) (one call at most 3 times in a row, cycles of 2-3 calls at most 2 times)',
+        'no loops in 3 call(s) (no call more than 3 time(s) in a row, no cycle of 2-3 calls more than 2 time(s))',
     )
     assert result(NoLoops(agent='billing'), looping) == (
         False,

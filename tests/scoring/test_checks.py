@@ -227,7 +227,7 @@ def test_no_loops_names_a_repeated_call() -> None:
     )
     assert no_loops(t, 3).value is True
     assert no_loops(t, 3).reason == (
-        'no loops in 5 call(s) (one call at most 3 times in a row, cycles of 2-3 calls at most 2 times)'
+        'no loops in 5 call(s) (no call more than 3 time(s) in a row, no cycle of 2-3 calls more than 2 time(s))'
     )
 
 
@@ -251,7 +251,7 @@ def test_no_loops_names_a_cycle() -> None:
     )
     assert no_loops(t, max_cycle_repeats=3).value is True
     assert no_loops(t, max_cycle_length=1).reason == (
-        'no loops in 8 call(s) (one call at most 2 times in a row, cycles not checked)'
+        'no loops in 8 call(s) (no call more than 2 time(s) in a row, cycles not checked)'
     )
     triple = of(*named('a', 'b', 'c') * 3)
     assert no_loops(triple).reason == (
@@ -300,7 +300,7 @@ def test_failed_attempts_and_unreadable_arguments() -> None:
     blind = of(*[unrecorded('search')] * 4)
     assert no_loops(blind) == MetricResult(
         True,
-        'no loops in 4 call(s) (one call at most 2 times in a row, cycles of 2-3 calls at most 2 times);'
+        'no loops in 4 call(s) (no call more than 2 time(s) in a row, no cycle of 2-3 calls more than 2 time(s));'
         ' 4 call(s) without recorded arguments not compared',
     )
 
