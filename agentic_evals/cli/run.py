@@ -25,6 +25,7 @@ from .common import (
 if TYPE_CHECKING:  # imported by `handle` when it runs: `--help` must not pay for pydantic-evals
     from pydantic_evals.reporting import EvaluationReport
 
+    from ..offline.evaluate import GroupBy
     from ..offline.suite import Suite
     from ..reports.progress import TraceProgress
 
@@ -58,6 +59,12 @@ def add_parser(commands: Any) -> None:
         metavar='FILE',
         type=Path,
         help='a YAML or JSON file with an `evaluators:` list, run on every trace (instead of DATASET)',
+    )
+    run.add_argument(
+        '--group-by',
+        choices=['conversation'],
+        help='conversation: the traces sharing a conversation (or session, thread) id are one case, each trace a'
+        ' turn; a trace without one stays its own case',
     )
     run.add_argument('--name', help='the report name (default: the dataset name, or the evaluators file name)')
     run.add_argument('--json', metavar='PATH', type=Path, help='write the report as JSON (agentic-evals/report@1)')
@@ -151,7 +158,7 @@ def handle(args: argparse.Namespace) -> int:
     progress = TraceProgress(make_console(sys.stderr), enabled=not args.no_progress and sys.stderr.isatty())
     unused: list[str] = []
     with progress:
-        report = asyncio.run(_score(suite, sources, progress, unused, name=args.name))
+        report = asyncio.run(_score(suite, sources, progress, unused, name=args.name, group_by=args.group_by))
     _warn_unused(suite, unused)
     document = document_from_report(report)
     verdict = check_gates(document, gates, known_names=suite.evaluation_names())
@@ -168,9 +175,16 @@ def handle(args: argparse.Namespace) -> int:
 
 
 async def _score(
-    suite: Suite, sources: Sequence[str], progress: TraceProgress, unused: list[str], *, name: str | None
+    suite: Suite,
+    sources: Sequence[str],
+    progress: TraceProgress,
+    unused: list[str],
+    *,
+    name: str | None,
+    group_by: GroupBy | None = None,
 ) -> EvaluationReport[Any, Any, Any]:
-    """Stream the traces through the suite: memory holds one trace (or, with a dataset, the matched ones)."""
+    """Stream the traces through the suite: memory holds one trace (or, with a dataset, the matched ones;
+    grouped by conversation, every trace that has a conversation id)."""
     from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
     from ..offline.evaluate import scored_cases
@@ -199,6 +213,7 @@ async def _score(
             evaluators=() if suite.dataset is not None else suite.evaluators,
             on_trace=on_trace,  # type: ignore[arg-type]
             unmatched=unused,
+            group_by=group_by,
         )
         async for result in results:
             if not cases and not failures:
@@ -209,7 +224,10 @@ async def _score(
                 failures.append(result)
             progress.scored()
     except AmbiguousTraceError as e:
-        raise UsageError(f'{e} (pass the traces of one run)') from None
+        # pydantic-ai records a conversation's history on every turn, so its turns share a first user message
+        turns = 'first user message' in e.rules and group_by is None
+        hint = 'pass the traces of one run' + (', or group turns with --group-by conversation' if turns else '')
+        raise UsageError(f'{e} ({hint})') from None
     if not loaded:
         raise UsageError(f'no traces found in {", ".join(sources)}')
     return EvaluationReport(name=name or suite.name, cases=cases, failures=failures)

@@ -6,7 +6,10 @@ would have counted from the same spans, so every evaluator (ours, the built-ins,
 users' own) sees what it sees on a live case. Nothing is re-run or re-emitted, and the result is a
 regular pydantic-evals `EvaluationReport`.
 
-Which trace a case is scored on is decided in `matching`.
+Which trace a case is scored on is decided in `matching`, and so is which traces make one
+conversation (`group_by='conversation'`): a conversation is scored as one case, its output the last
+turn's, its metrics summed over the turns, its duration the sum of the turns' (the time the agent
+worked, not the hours a user may take between turns).
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any, Literal
 
 from pydantic_evals import Case, Dataset
 from pydantic_evals.evaluators import (
@@ -25,11 +29,14 @@ from pydantic_evals.evaluators import (
     EvaluatorContext,
     EvaluatorFailure,
 )
+from pydantic_evals.otel.span_tree import SpanTree
 from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
 from ..trajectory.run_io import trace_output
 from ..trajectory.run_metrics import span_tree_metrics
-from .matching import TraceLike, TraceMatcher, case_from_trace
+from .matching import TraceLike, TraceMatcher, case_from_trace, group_conversations
+
+GroupBy = Literal['conversation']
 
 
 async def score_case(
@@ -58,9 +65,7 @@ async def score_case(
         )
     tree = trace.tree
     roots = tree.roots
-    duration = (
-        (max(r.end_timestamp for r in roots) - min(r.start_timestamp for r in roots)).total_seconds() if roots else 0.0
-    )
+    duration = _recorded_duration(tree)
     ctx: EvaluatorContext[Any, Any, Any] = EvaluatorContext(
         name=name,
         inputs=case.inputs,
@@ -93,6 +98,15 @@ async def score_case(
         span_id=f'{roots[0].span_id:016x}' if roots else None,
         evaluator_failures=[o for o in outcomes if isinstance(o, EvaluatorFailure)],
     )
+
+
+def _recorded_duration(tree: SpanTree) -> float:
+    """Seconds the recorded run took: its root spans' extent, summed per trace (a conversation's turns)."""
+    extents: dict[int, tuple[datetime, datetime]] = {}
+    for root in tree.roots:
+        start, end = extents.get(root.trace_id, (root.start_timestamp, root.end_timestamp))
+        extents[root.trace_id] = (min(start, root.start_timestamp), max(end, root.end_timestamp))
+    return sum((end - start).total_seconds() for start, end in extents.values())
 
 
 async def _run_evaluator(
@@ -157,17 +171,20 @@ async def scored_cases(
     evaluators: Sequence[Evaluator[Any, Any, Any]] = (),
     on_trace: Callable[[TraceLike], None] | None = None,
     unmatched: list[str] | None = None,
+    group_by: GroupBy | None = None,
 ) -> AsyncIterator[ReportCase[Any, Any, Any] | ReportCaseFailure[Any, Any, Any]]:
     """Each case's result as soon as it is scored; what `evaluate_traces` collects.
 
     `on_trace` is called with every trace as it is loaded; `unmatched`, when given, receives the
-    names of traces no case of the dataset matched.
+    names of traces no case of the dataset matched. `group_by='conversation'` scores the traces of
+    one conversation as one case (see `matching.group_conversations`).
     """
+    traces = _announced(traces, on_trace)
+    if group_by == 'conversation':
+        traces = group_conversations(traces)
     if dataset is None:
         seen: dict[str, int] = {}
         for trace in traces:
-            if on_trace is not None:
-                on_trace(trace)
             case = case_from_trace(trace)
             seen[case.name or ''] = seen.get(case.name or '', 0) + 1
             if seen[case.name or ''] > 1:
@@ -176,13 +193,18 @@ async def scored_cases(
         return
     matcher = TraceMatcher(dataset.cases)
     for trace in traces:
-        if on_trace is not None:
-            on_trace(trace)
         matcher.offer(trace)
     if unmatched is not None:
         unmatched.extend(matcher.unmatched)
     for match in matcher.matches():
         yield await score_case(match.case, match.trace, [*dataset.evaluators, *evaluators], why=match.why)
+
+
+def _announced(traces: Iterable[TraceLike], on_trace: Callable[[TraceLike], None] | None) -> Iterator[TraceLike]:
+    for trace in traces:
+        if on_trace is not None:
+            on_trace(trace)
+        yield trace
 
 
 async def evaluate_traces(
@@ -191,6 +213,7 @@ async def evaluate_traces(
     dataset: Dataset[Any, Any, Any] | None = None,
     evaluators: Sequence[Evaluator[Any, Any, Any]] = (),
     name: str | None = None,
+    group_by: GroupBy | None = None,
 ) -> EvaluationReport[Any, Any, Any]:
     """Score `traces` with a dataset's evaluators (plus `evaluators`), or with `evaluators` alone.
 
@@ -198,10 +221,11 @@ async def evaluate_traces(
     inputs, metadata and expected output come from the dataset, its output from the trace.
     Without one, every trace is a case named after its root's `case_name` or its file, with inputs
     and output read from the trace. Raises `AmbiguousTraceError` when a case matches two traces.
+    `group_by='conversation'` makes the traces of one conversation one trace (and case).
     """
     cases: list[ReportCase[Any, Any, Any]] = []
     failures: list[ReportCaseFailure[Any, Any, Any]] = []
-    async for result in scored_cases(traces, dataset=dataset, evaluators=evaluators):
+    async for result in scored_cases(traces, dataset=dataset, evaluators=evaluators, group_by=group_by):
         if isinstance(result, ReportCase):
             cases.append(result)
         else:
@@ -216,6 +240,7 @@ def evaluate_traces_sync(
     dataset: Dataset[Any, Any, Any] | None = None,
     evaluators: Sequence[Evaluator[Any, Any, Any]] = (),
     name: str | None = None,
+    group_by: GroupBy | None = None,
 ) -> EvaluationReport[Any, Any, Any]:
     """`evaluate_traces` for code that is not async (not callable inside a running event loop)."""
-    return asyncio.run(evaluate_traces(traces, dataset=dataset, evaluators=evaluators, name=name))
+    return asyncio.run(evaluate_traces(traces, dataset=dataset, evaluators=evaluators, name=name, group_by=group_by))

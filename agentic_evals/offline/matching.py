@@ -1,4 +1,4 @@
-"""Which loaded trace belongs to which case of a dataset.
+"""Which loaded trace belongs to which case of a dataset, and which traces form one conversation.
 
 Which trace belongs to which case, in order of preference:
 
@@ -6,31 +6,52 @@ Which trace belongs to which case, in order of preference:
    carry it, so a trace exported from a pydantic-evals run matches itself);
 2. a trace whose file name without extensions equals the case name;
 3. a trace id in the case's metadata: `metadata['trace_id']` or `metadata.trace_id`
-   (32 hex characters, case-insensitive).
+   (32 hex characters, case-insensitive);
+4. the trace's first user message (`trace_inputs`: the first prompt of its first agent run)
+   equal to the case's inputs, whitespace normalised (runs of it collapsed to one space, the ends
+   stripped; case kept). The inputs count as text when they are a string, or a mapping or object
+   (a pydantic model, a dataclass) with a single field holding a string; other inputs never match
+   this way. Production traces carry no case name: this is how a case finds the run that was asked
+   the same thing.
 
 The first rule that finds any trace decides; two traces found by it make the case ambiguous, an
 `AmbiguousTraceError` (scoring one of them silently could hide the other, a regression, say). A
 case with no trace becomes a failure in the report, with the rules it tried.
 
 Traces stream: without a dataset each is scored as soon as it is loaded and then dropped; with
-one, only traces that match a case are kept until they are scored.
+one, only traces that match a case are kept until they are scored (once a case is found by a
+rule, traces a weaker rule finds for it are dropped).
+
+With `group_conversations`, the traces sharing a conversation id (`conventions.sessions`) become
+one `ConversationTrace`, which matches and scores as one trace: its tree holds every trace's
+spans, each trace's roots in start order, so each turn stays its own top-level agent run. A trace
+without a conversation id passes through unchanged, as soon as it is loaded; the others are held
+until the input ends, as a turn may come in any later file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Protocol
 
+from pydantic import BaseModel
 from pydantic_evals import Case
 from pydantic_evals.otel.span_tree import SpanTree
 
+from ..conventions import messages
 from ..conventions.pydantic_evals import CASE_NAME
+from ..conventions.sessions import conversation_id
 from ..errors import AgenticEvalsError
 from ..trajectory.run_io import trace_inputs
 
 CASE_NAME_ATTRIBUTE = CASE_NAME
-_RULES = (f'{CASE_NAME} attribute', 'file name', 'metadata trace_id')
+_RULES = (f'{CASE_NAME} attribute', 'file name', 'metadata trace_id', 'first user message')
+_BY_INPUT = 3
+_SHOWN_INPUT = 80
+"""Characters of a case's inputs a "no trace found" message quotes."""
 
 
 class TraceLike(Protocol):
@@ -48,6 +69,11 @@ class TraceLike(Protocol):
 
 class AmbiguousTraceError(AgenticEvalsError, ValueError):
     """Cases that each match more than one trace by the same rule; `str()` lists them all."""
+
+    def __init__(self, message: str, rules: frozenset[str] = frozenset()) -> None:
+        super().__init__(message)
+        self.rules = rules
+        """The rules that found more than one trace (`first user message`: maybe turns of one conversation)."""
 
 
 @dataclass(frozen=True)
@@ -75,15 +101,23 @@ class TraceMatcher:
         self._names = [case.name or f'Case {i + 1}' for i, case in enumerate(self.cases)]
         self._by_name: dict[str, int] = {name: i for i, name in enumerate(self._names)}
         self._by_id: dict[str, int] = {}
+        self._by_input: dict[str, list[int]] = {}
         for index, case in enumerate(self.cases):
             wanted = _metadata_trace_id(case.metadata)
             if wanted is not None:
                 self._by_id.setdefault(wanted, index)
-        # case index -> rule rank -> the traces that rule found for it
+            text = normalized(case_input_text(case.inputs))
+            if text:
+                self._by_input.setdefault(text, []).append(index)
+        # case index -> the best rule rank that found a trace for it -> the traces it found
         self._found: dict[int, dict[int, list[TraceLike]]] = {}
 
     def offer(self, trace: TraceLike) -> bool:
-        """Keep `trace` if it matches a case (by any rule); returns whether it was kept."""
+        """Keep `trace` if it matches a case (by any rule); returns whether it matched one.
+
+        A trace found for a case by a weaker rule than one that already found a trace for it is not
+        kept for that case: the stronger rule decides, so holding it would only cost memory.
+        """
         hits: list[tuple[int, int]] = []
         for root in trace.tree.roots:
             value = root.attributes.get(CASE_NAME_ATTRIBUTE)
@@ -91,10 +125,20 @@ class TraceMatcher:
                 hits.append((self._by_name[value], 0))
         if trace.name in self._by_name:
             hits.append((self._by_name[trace.name], 1))
-        if trace.trace_id.lower() in self._by_id:
-            hits.append((self._by_id[trace.trace_id.lower()], 2))
+        for trace_id in _trace_ids(trace):
+            if trace_id in self._by_id:
+                hits.append((self._by_id[trace_id], 2))
+        if self._by_input:
+            text = normalized(first_user_message(trace.tree))
+            hits += [(index, _BY_INPUT) for index in self._by_input.get(text or '', ())]
         for case_index, rank in dict.fromkeys(hits):
-            self._found.setdefault(case_index, {}).setdefault(rank, []).append(trace)
+            found = self._found.setdefault(case_index, {})
+            best = min(found, default=rank)
+            if rank > best:
+                continue
+            if rank < best:
+                found.clear()
+            found.setdefault(rank, []).append(trace)
         if not hits:
             self.unmatched.append(f'{trace.name} ({trace.trace_id})')
         return bool(hits)
@@ -103,6 +147,7 @@ class TraceMatcher:
         """Every case with its trace, in case order; raises `AmbiguousTraceError` first if any is ambiguous."""
         result: list[CaseMatch] = []
         ambiguous: list[str] = []
+        rules: set[str] = set()
         for index, case in enumerate(self.cases):
             found = self._found.get(index, {})
             if not found:
@@ -115,16 +160,23 @@ class TraceMatcher:
                 ambiguous.append(
                     f'case {self._names[index]!r} matches {len(traces)} traces by {_RULES[rank]}: {listed}'
                 )
+                rules.add(_RULES[rank])
             result.append(CaseMatch(case, traces[0], _RULES[rank]))
         if ambiguous:
-            raise AmbiguousTraceError('; '.join(ambiguous))
+            raise AmbiguousTraceError('; '.join(ambiguous), frozenset(rules))
         return result
 
     def _tried(self, index: int) -> str:
         name = self._names[index]
-        wanted = _metadata_trace_id(self.cases[index].metadata)
+        case = self.cases[index]
+        wanted = _metadata_trace_id(case.metadata)
         tried = f'no root span with {CASE_NAME}={name!r}, no trace file named {name!r}'
-        return tried + (f', no trace with id {wanted!r}' if wanted else ', no trace_id in the metadata')
+        tried += f', no trace with id {wanted!r}' if wanted else ', no trace_id in the metadata'
+        text = normalized(case_input_text(case.inputs))
+        if not text:
+            return tried + ', no text inputs to match a first user message'
+        shown = text if len(text) <= _SHOWN_INPUT else text[: _SHOWN_INPUT - 3] + '...'
+        return tried + f', no trace whose first user message is {shown!r}'
 
 
 def match_traces(cases: Sequence[Case[Any, Any, Any]], traces: Iterable[TraceLike]) -> list[CaseMatch]:
@@ -140,10 +192,117 @@ def _metadata_trace_id(metadata: object) -> str | None:
     return value.lower() if isinstance(value, str) else None
 
 
+def _trace_ids(trace: TraceLike) -> list[str]:
+    """The trace's id, or every id of a conversation's traces (a case's `trace_id` may name any turn)."""
+    if isinstance(trace, ConversationTrace):
+        return [t.trace_id.lower() for t in trace.traces]
+    return [trace.trace_id.lower()]
+
+
+def normalized(text: str | None) -> str | None:
+    """`text` with each run of whitespace one space and the ends stripped: how inputs and prompts compare."""
+    return None if text is None else ' '.join(text.split())
+
+
+def case_input_text(inputs: object) -> str | None:
+    """A case's inputs as the text a first user message would hold: a string, or the one field of a
+    mapping, pydantic model or dataclass when it holds a string; else `None`."""
+    if isinstance(inputs, str):
+        return inputs
+    if isinstance(inputs, Mapping):
+        values = list(inputs.values())
+    elif isinstance(inputs, BaseModel):
+        values = [getattr(inputs, name) for name in type(inputs).model_fields]
+    elif dataclasses.is_dataclass(inputs) and not isinstance(inputs, type):
+        values = [getattr(inputs, f.name) for f in dataclasses.fields(inputs)]
+    else:
+        return None
+    return values[0] if len(values) == 1 and isinstance(values[0], str) else None
+
+
+def first_user_message(tree: SpanTree) -> str | None:
+    """The text of a trace's first user message: its run's inputs (`trace_inputs`), or, when those
+    are a message list, the text of the first user message in it."""
+    inputs = trace_inputs(tree)
+    if isinstance(inputs, str) or inputs is None:
+        return inputs
+    for message in inputs if isinstance(inputs, list) else ():
+        if isinstance(message, Mapping) and message.get(messages.ROLE) == messages.USER:
+            content = message.get(messages.CONTENT)
+            text = content if isinstance(content, str) else messages.text_of(dict(message))
+            if text is not None:
+                return text
+    return None
+
+
 def case_from_trace(trace: TraceLike, *, name: str | None = None) -> Case[Any, Any, Any]:
     """The case a trace stands for without a dataset: named after its root's `case_name` (else its file),
-    inputs from its agent span, its trace id in the metadata."""
+    inputs from its agent span, its trace id in the metadata.
+
+    A conversation is named after its conversation id, with every turn's trace id in the metadata.
+    """
+    if isinstance(trace, ConversationTrace):
+        metadata: dict[str, object] = {
+            'conversation_id': trace.conversation_id,
+            'trace_ids': [t.trace_id for t in trace.traces],
+        }
+        return Case(name=name or trace.conversation_id, inputs=trace_inputs(trace.tree), metadata=metadata)
     if name is None:
         roots = trace.tree.roots
         name = next((v for r in roots if isinstance(v := r.attributes.get(CASE_NAME_ATTRIBUTE), str)), trace.name)
     return Case(name=name, inputs=trace_inputs(trace.tree), metadata={'trace_id': trace.trace_id})
+
+
+@dataclass(frozen=True)
+class ConversationTrace:
+    """The traces of one conversation, scored as one: its tree holds every trace's spans.
+
+    The tree's roots are each trace's roots, in start order, so every turn is its own top-level
+    agent run; its id and name are the first turn's (the file-name and trace-id rules find the
+    conversation by any of its turns' ids, and by the first turn's file).
+    """
+
+    conversation_id: str
+    traces: tuple[TraceLike, ...]
+    """The turns, in start order."""
+    tree: SpanTree
+
+    @property
+    def trace_id(self) -> str:
+        return self.traces[0].trace_id
+
+    @property
+    def name(self) -> str:
+        return self.traces[0].name
+
+
+def conversation_of(conversation: str, traces: Sequence[TraceLike]) -> ConversationTrace:
+    """One `ConversationTrace` of `traces` (turns of the same conversation, in any order)."""
+    ordered = sorted(traces, key=_started)
+    tree = SpanTree()
+    tree.add_spans([node for trace in ordered for node in trace.tree])
+    return ConversationTrace(conversation, tuple(ordered), tree)
+
+
+def _started(trace: TraceLike) -> datetime:
+    return min((r.start_timestamp for r in trace.tree.roots), default=datetime.max.replace(tzinfo=timezone.utc))
+
+
+def group_conversations(traces: Iterable[TraceLike]) -> Iterator[TraceLike]:
+    """`traces` with those sharing a conversation id merged into one `ConversationTrace` each.
+
+    A trace that records no conversation id is yielded as it comes; the others are held until
+    `traces` ends (a later file may hold another turn), then yielded one conversation at a time, in
+    the order each conversation was first seen. Memory therefore holds every trace that has a
+    conversation id, and pydantic-ai gives every run one.
+    """
+    held: dict[str, list[TraceLike]] = {}
+    for trace in traces:
+        found = conversation_id(trace.tree)
+        if found is None:
+            yield trace
+        else:
+            held.setdefault(found, []).append(trace)
+    while held:
+        conversation = next(iter(held))
+        yield conversation_of(conversation, held.pop(conversation))

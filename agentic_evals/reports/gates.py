@@ -228,7 +228,9 @@ def _min_case_score(document: ReportDocument, gates: Gates, name: str, threshold
     if below:
         missing = ' or missing' if any(what in _MISSING for _, what in below) else ''
         listed = _names([f'{case!r} {what}' for case, what in below])
-        return GateResult(gate, False, f'{name} < {limit}{missing} on {len(below)} of {total} cases ({listed})')
+        return GateResult(
+            gate, False, f'{name} < {limit}{missing} on {len(below)} of {_plural(total, "case")} ({listed})'
+        )
     detail = f'{name} >= {limit} on {_all(total)}'
     if lowest is not None:
         detail += f' (lowest {format_number(lowest, threshold)})'
@@ -318,7 +320,9 @@ def _max_case_metric(document: ReportDocument, name: str, limit: float) -> GateR
     if above:
         missing = ' or missing' if any(what in _MISSING for _, what in above) else ''
         listed = _names([f'{case!r} {what}' for case, what in above])
-        return GateResult(gate, False, f'{name} > {bound}{missing} on {len(above)} of {total} cases ({listed})')
+        return GateResult(
+            gate, False, f'{name} > {bound}{missing} on {len(above)} of {_plural(total, "case")} ({listed})'
+        )
     detail = f'{name} <= {bound} on {_all(total)}'
     if highest is not None:
         detail += f' (highest {format_metric(name, highest, limit)})'

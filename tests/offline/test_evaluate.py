@@ -103,7 +103,8 @@ def test_matching_rules_in_order() -> None:
         (
             'missing',
             None,
-            "no root span with case_name='missing', no trace file named 'missing', no trace_id in the metadata",
+            "no root span with case_name='missing', no trace file named 'missing', no trace_id in the metadata,"
+            ' no text inputs to match a first user message',
         ),
     ]
 
