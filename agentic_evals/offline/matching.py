@@ -20,7 +20,7 @@ case with no trace becomes a failure in the report, with the rules it tried.
 
 Traces stream: without a dataset each is scored as soon as it is loaded and then dropped; with
 one, only traces that match a case are kept until they are scored (once a case is found by a
-rule, traces a weaker rule finds for it are dropped).
+rule, traces a weaker rule finds for it are dropped; an ambiguous case keeps its first few).
 
 With `group_conversations`, the traces sharing a conversation id (`conventions.sessions`) become
 one `ConversationTrace`, which matches and scores as one trace: its tree holds every trace's
@@ -50,6 +50,8 @@ from ..trajectory.run_io import trace_inputs
 CASE_NAME_ATTRIBUTE = CASE_NAME
 _RULES = (f'{CASE_NAME} attribute', 'file name', 'metadata trace_id', 'first user message')
 _BY_INPUT = 3
+_LISTED = 5
+"""Traces an ambiguous case's error names before saying how many more."""
 _SHOWN_INPUT = 80
 """Characters of a case's inputs a "no trace found" message quotes."""
 
@@ -74,6 +76,15 @@ class AmbiguousTraceError(AgenticEvalsError, ValueError):
         super().__init__(message)
         self.rules = rules
         """The rules that found more than one trace (`first user message`: maybe turns of one conversation)."""
+
+
+@dataclass
+class _Found:
+    """What the best rule so far found for a case: its rank, the first traces (at most `_LISTED`), how many."""
+
+    rank: int
+    traces: list[TraceLike]
+    count: int
 
 
 @dataclass(frozen=True)
@@ -109,14 +120,16 @@ class TraceMatcher:
             text = normalized(case_input_text(case.inputs))
             if text:
                 self._by_input.setdefault(text, []).append(index)
-        # case index -> the best rule rank that found a trace for it -> the traces it found
-        self._found: dict[int, dict[int, list[TraceLike]]] = {}
+        # case index -> the best rule that found a trace for it: its rank, the first traces, how many
+        self._found: dict[int, _Found] = {}
 
     def offer(self, trace: TraceLike) -> bool:
         """Keep `trace` if it matches a case (by any rule); returns whether it matched one.
 
         A trace found for a case by a weaker rule than one that already found a trace for it is not
-        kept for that case: the stronger rule decides, so holding it would only cost memory.
+        kept for that case: the stronger rule decides, so holding it would only cost memory. Nor is a
+        trace past the first few a rule finds for one case: the case is ambiguous by then, and the
+        error names only those (a question thousands of production runs were asked stays cheap).
         """
         hits: list[tuple[int, int]] = []
         for root in trace.tree.roots:
@@ -132,13 +145,13 @@ class TraceMatcher:
             text = normalized(first_user_message(trace.tree))
             hits += [(index, _BY_INPUT) for index in self._by_input.get(text or '', ())]
         for case_index, rank in dict.fromkeys(hits):
-            found = self._found.setdefault(case_index, {})
-            best = min(found, default=rank)
-            if rank > best:
-                continue
-            if rank < best:
-                found.clear()
-            found.setdefault(rank, []).append(trace)
+            found = self._found.get(case_index)
+            if found is None or rank < found.rank:
+                self._found[case_index] = _Found(rank, [trace], 1)
+            elif rank == found.rank:
+                found.count += 1
+                if len(found.traces) < _LISTED:
+                    found.traces.append(trace)
         if not hits:
             self.unmatched.append(f'{trace.name} ({trace.trace_id})')
         return bool(hits)
@@ -149,19 +162,17 @@ class TraceMatcher:
         ambiguous: list[str] = []
         rules: set[str] = set()
         for index, case in enumerate(self.cases):
-            found = self._found.get(index, {})
-            if not found:
+            found = self._found.get(index)
+            if found is None:
                 result.append(CaseMatch(case, None, self._tried(index)))
                 continue
-            rank = min(found)
-            traces = found[rank]
-            if len(traces) > 1:
-                listed = ', '.join(f'{t.name} ({t.trace_id})' for t in traces)
-                ambiguous.append(
-                    f'case {self._names[index]!r} matches {len(traces)} traces by {_RULES[rank]}: {listed}'
-                )
-                rules.add(_RULES[rank])
-            result.append(CaseMatch(case, traces[0], _RULES[rank]))
+            rule = _RULES[found.rank]
+            if found.count > 1:
+                listed = ', '.join(f'{t.name} ({t.trace_id})' for t in found.traces)
+                more = f', and {found.count - len(found.traces)} more' if found.count > len(found.traces) else ''
+                ambiguous.append(f'case {self._names[index]!r} matches {found.count} traces by {rule}: {listed}{more}')
+                rules.add(rule)
+            result.append(CaseMatch(case, found.traces[0], rule))
         if ambiguous:
             raise AmbiguousTraceError('; '.join(ambiguous), frozenset(rules))
         return result

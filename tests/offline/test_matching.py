@@ -87,7 +87,19 @@ def test_a_stronger_rule_is_not_ambiguous_because_of_weaker_matches() -> None:
     matcher.offer(asked('hello', trace_id=10))
     [match] = matcher.matches()
     assert (match.trace, match.why) == (by_file, 'file name')
-    assert matcher._found == {0: {1: [by_file]}}
+    assert [(f.rank, f.traces, f.count) for f in matcher._found.values()] == [(1, [by_file], 1)]
+
+
+def test_many_traces_asked_the_same_thing_are_counted_not_kept() -> None:
+    matcher = TraceMatcher([Case(name='greeting', inputs='hello')])
+    for trace_id in range(1, 1001):
+        matcher.offer(asked('hello', trace_id=trace_id))
+    [found] = matcher._found.values()
+    assert (len(found.traces), found.count) == (5, 1000)
+    with pytest.raises(AmbiguousTraceError) as raised:
+        matcher.matches()
+    listed = ', '.join(f'prod ({i:032x})' for i in range(1, 6))
+    assert str(raised.value) == f"case 'greeting' matches 1000 traces by first user message: {listed}, and 995 more"
 
 
 def test_two_cases_asking_the_same_thing_share_the_trace() -> None:
