@@ -26,7 +26,7 @@ from .sequences import short_repr
 FAILURE_STAGES: tuple[FailureStage, ...] = get_args(FailureStage)
 PERMISSION_KEYS = ('allowed', 'forbidden')
 _LISTED = 5
-"""How many loops or slow offenders a reason shows before `and N more`."""
+"""How many loops a reason shows before `and N more`."""
 
 
 def _raise(problems: Iterable[str | None]) -> None:
@@ -89,7 +89,7 @@ def _both(where: str, allowed: Sequence[str] | None, forbidden: Sequence[str] | 
     return f'{where}: {", ".join(map(repr, clash))} both allowed and forbidden' if clash else None
 
 
-def permission_problems(allowed: object, forbidden: object, agents: object, *, prefix: str = '') -> list[str | None]:
+def permission_problems(allowed: object, forbidden: object, agents: object) -> list[str | None]:
     """What is wrong with a set of permission rules (`None` entries are fine).
 
     A call must satisfy the top-level rules and its own agent's, so an agent rule can only narrow
@@ -127,7 +127,7 @@ def permission_problems(allowed: object, forbidden: object, agents: object, *, p
             if outside:
                 problems.append(f'{where}.allowed: {", ".join(map(repr, outside))} not in allowed')
     if top_allowed is None and not top_forbidden and not rules:
-        problems.append(f'{prefix}give allowed, forbidden or agents: with no rule every call is permitted')
+        problems.append('give allowed, forbidden or agents: with no rule every call is permitted')
     return problems
 
 

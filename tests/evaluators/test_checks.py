@@ -468,10 +468,11 @@ def test_budgets_on_a_conversation() -> None:
 
 
 def test_in_a_dataset_run() -> None:
-    provider = TracerProvider()
+    with capture():  # pydantic-evals records from the global provider: this installs one when none is set
+        pass
 
     def task(_: str) -> str:
-        run_scenario(version=SUPPORTED_VERSIONS[-1], include_content=True, tracer_provider=provider)
+        run_scenario(version=SUPPORTED_VERSIONS[-1], include_content=True)  # on the global provider
         return 'done'
 
     dataset = Dataset[str, str, None](
@@ -485,9 +486,6 @@ def test_in_a_dataset_run() -> None:
             MaxFailedCalls(4),
         ],
     )
-    from opentelemetry import trace
-
-    trace.set_tracer_provider(provider)
     report = dataset.evaluate_sync(task, progress=False)
     assertions = report.cases[0].assertions
     assert {name: a.value for name, a in assertions.items()} == {
@@ -497,5 +495,8 @@ def test_in_a_dataset_run() -> None:
         'MaxDuration': True,
         'MaxFailedCalls': True,
     }
+    assert assertions['permission'].reason == (
+        "1 of 14 tool call(s) not permitted: 'explode' called 1 time(s) by agent 'crasher' (in forbidden)"
+    )
     assert assertions['MaxDuration'].reason is not None
     assert assertions['MaxDuration'].reason.endswith('s (task duration), limit 60s')
