@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from .evaluators.order import TrajectoryMatch, TrajectoryOrder
     from .evaluators.permissions import NoLoops, ToolPermission
     from .evaluators.reference_calls import ToolCallAccuracy, ToolCallF1
-    from .evaluators.tool_call_match import ToolCallMatch
     from .evaluators.registry import evaluator_types
+    from .evaluators.tool_call_match import ToolCallMatch
     from .evaluators.tools import ArgumentCorrectness, ArgumentMatchMode, ArgumentOccurrence, ToolCorrectness
     from .offline.context import evaluator_context
     from .offline.evaluate import evaluate_traces, evaluate_traces_sync
