@@ -203,7 +203,13 @@ def _responses(
 
 
 class _Pairing:
-    """Which actual call may pair with which expected call, asked once per pair."""
+    """Which actual call may pair with which expected call, asked once per pair of argument contents.
+
+    Calls of one tool with the same arguments (as `canonical_json` reads them) pair alike, so a long
+    run of repeated calls costs one comparison per distinct pair, not one per pair of calls; a tool
+    compared by a Python callable is asked per pair of calls (the callable may tell apart what
+    `canonical_json` equates).
+    """
 
     def __init__(
         self, actual: Sequence[CallView], expected: Sequence[CallView], matcher_for: Callable[[str], ArgumentMatcher]
@@ -211,14 +217,22 @@ class _Pairing:
         self.actual = actual
         self.expected = expected
         self.matcher_for = matcher_for
-        self._cache: dict[tuple[int, int], bool] = {}
+        self._keys_actual = [self._content(call, i) for i, call in enumerate(actual)]
+        self._keys_expected = [self._content(call, i) for i, call in enumerate(expected)]
+        self._cache: dict[tuple[object, object], bool] = {}
+
+    def _content(self, call: CallView, index: int) -> object:
+        matcher = self.matcher_for(call.name)
+        if matcher.check is not None or any(rule.check is not None for rule in matcher.rules.values()):
+            return index
+        return call.name, None if call.args is None else canonical_json(call.args), call.problem
 
     def problems(self, a: int, e: int) -> list[str]:
         call, want = self.actual[a], self.expected[e]
         return self.matcher_for(want.name).problems(call.args, want.args, call.problem)
 
     def compatible(self, a: int, e: int) -> bool:
-        key = (a, e)
+        key = (self._keys_actual[a], self._keys_expected[e])
         found = self._cache.get(key)
         if found is None:
             found = self._cache[key] = self.actual[a].name == self.expected[e].name and not self.problems(a, e)
@@ -240,7 +254,13 @@ class _Pairing:
     def _tool(self, matcher: ArgumentMatcher, actual: list[int], expected: list[int]) -> dict[int, int]:
         if matcher.is_plain and all(self.expected[e].args is not None for e in expected):
             return self._by_identity(matcher, actual, expected)
-        adjacency = {e: [a for a in actual if self.compatible(a, e)] for e in expected}
+        shared: dict[object, list[int]] = {}  # expected calls with the same arguments pair with the same calls
+        adjacency: dict[int, list[int]] = {}
+        for e in expected:
+            key = self._keys_expected[e]
+            if key not in shared:
+                shared[key] = [a for a in actual if self.compatible(a, e)]
+            adjacency[e] = shared[key]
         return _augmenting(expected, adjacency)
 
     def _by_identity(self, matcher: ArgumentMatcher, actual: list[int], expected: list[int]) -> dict[int, int]:
