@@ -117,6 +117,9 @@ def _from_conversation(messages: Any, where: str) -> Expected:
     except (ValueError, TypeError) as e:
         raise ValueError(f'{where} is not a list of calls or a conversation: {e}') from None
     calls = [c for c in trajectory.tool_calls if not c.is_output_function]  # answered or not: all were asked for
+    for number, call in enumerate(calls):
+        if call.arguments is None and call.arguments_problem is not None:  # not "any arguments": unreadable ones
+            raise ValueError(f'{where} call {number} ({call.name!r}): arguments {call.arguments_problem}')
     return Expected(tuple(_view(c) for c in calls), _responses(trajectory, calls, trajectory.model_requests))
 
 
