@@ -89,6 +89,11 @@ def _load(messages: Sequence[Any] | str | bytes) -> Sequence[Any]:
     return messages
 
 
+def is_message(value: object) -> bool:
+    """Whether `value` is a message of one of the three formats (not, say, a bare tool call)."""
+    return _format_of(value) is not None
+
+
 def _format_of(message: object) -> ConversationFormat | None:
     if _get(message, 'kind') in ('request', 'response') and _get(message, 'parts') is not None:
         return 'pydantic-ai'
@@ -295,11 +300,19 @@ def _when(value: object, index: int) -> datetime:
 
 def _read_pydantic_ai(messages: Sequence[Any], builder: _Builder) -> None:
     last_response: int | None = None
+    previous: datetime | None = None
     for index, message in enumerate(messages):
         parts = _get(message, 'parts')
         if isinstance(parts, (str, bytes, Mapping)) or not isinstance(parts, Sequence):
             raise ValueError(f'message {index}: parts must be a list, got {_short(parts)}')
-        when = _when(_get(message, 'timestamp'), index)
+        # A request built by hand has no timestamp of its own (its parts may): a message without one
+        # follows the one before it, so the order of prompts and calls, and with it the turns, holds.
+        stamp = _get(message, 'timestamp')
+        if stamp is None:
+            stamp = next((t for part in parts if (t := _get(part, 'timestamp')) is not None), None)
+        if stamp is None and previous is not None:
+            stamp = previous + timedelta(microseconds=1)
+        when = previous = _when(stamp, index)
         if _get(message, 'kind') == 'response':
             last_response = builder.response(when, _get(message, 'model_name'), _get(message, 'usage'))
             for part in parts:

@@ -182,7 +182,7 @@ def trajectory_match(
             return trajectory_match(turn, expected, include_subagents=include_subagents, **options)
 
         mean, reason, _ = score_turns(actual, expected_trajectory, score_turn)
-        return MetricResult(mean, reason)
+        return MetricResult(mean, reason + scope_suffix(agent, include_subagents))
     called = _observed_names(actual, include_failed, agent, include_subagents)
     if isinstance(called, NothingToScore):
         return MetricResult(0.0, called.reason)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..conventions.arguments import parse_arguments
-from ..conversations import trajectory_from_messages
+from ..conversations import is_message, trajectory_from_messages
 from ..trajectory.records import ToolCall
 from ..trajectory.trajectory import Trajectory
 from .argument_rules import ArgumentMatcher, ArgumentsMode, parse_matchers
@@ -38,7 +38,6 @@ MODES: tuple[ToolCallMatchMode, ...] = ('strict', 'unordered', 'subset', 'supers
 LISTED = 10
 """How many calls a reason lists in each section before `and N more`."""
 
-_MESSAGE_KEYS = ('role', 'kind', 'type', 'parts')
 
 
 @dataclass(frozen=True)
@@ -108,7 +107,8 @@ def _parse_one(expected_calls: object) -> Expected:
 
 
 def _is_conversation(items: Sequence[Any]) -> bool:
-    return any(_field(item, key) is not None for item in items for key in _MESSAGE_KEYS)
+    """Messages, not calls (a LangChain tool-call dict's `type: 'tool_call'` does not make it one)."""
+    return any(is_message(item) for item in items)
 
 
 def _from_conversation(messages: Any, where: str) -> Expected:
@@ -321,16 +321,19 @@ def _augmenting(expected: list[int], adjacency: dict[int, list[int]]) -> dict[in
     return of_expected
 
 
-def _in_order(pairing: _Pairing, actual: int, expected: int) -> int | None:
-    """The first expected call that cannot be placed after the previous one, or `None` when all can."""
+def _in_order(pairing: _Pairing, actual: int, expected: int) -> int | dict[int, int]:
+    """The pairing that keeps the expected order (expected -> actual), or the first expected call that
+    cannot be placed after the previous one."""
+    placed: dict[int, int] = {}
     position = 0
     for e in range(expected):
         while position < actual and not pairing.compatible(position, e):
             position += 1
         if position == actual:
             return e
+        placed[e] = position
         position += 1
-    return None
+    return placed
 
 
 def _strict(pairing: _Pairing, actual: Actual, expected: Expected) -> str | None:
@@ -468,10 +471,15 @@ def match_calls(
         problem = f'{len(missing)} of {n_expected} expected call(s) not made'
     if problem is None and mode in ('subset', 'unordered') and extra:
         problem = f'{len(extra)} of {n_actual} call(s) not expected'
-    if problem is None and mode == 'in_order' and (stuck := _in_order(pairing, n_actual, n_expected)) is not None:
-        problem = (
-            f'{show(expected.calls[stuck])} (expected call {stuck + 1}) is not made after the calls expected before it'
-        )
+    if problem is None and mode == 'in_order':
+        ordered = _in_order(pairing, n_actual, n_expected)
+        if isinstance(ordered, int):
+            call = show(expected.calls[ordered])
+            problem = f'{call} (expected call {ordered + 1}) is not made after the calls expected before it'
+        else:  # show the pairing that keeps the order, not just any pairing
+            best = ordered
+            paired = set(best.values())
+            extra = [a for a in range(n_actual) if a not in paired]
     mismatches = _mismatches(pairing, missing, extra)
     head = f'{"match" if problem is None else "no match"} ({mode}, arguments {arguments}): '
     head += f'{n_expected} expected, {n_actual} actual call(s)' if problem is None else problem

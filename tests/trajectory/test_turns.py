@@ -190,14 +190,9 @@ FORMATS = {
     'pydantic-ai': pydantic_ai_dicts,
     'pydantic-ai, requests without timestamps': pydantic_ai_turns,
 }
-NO_REQUEST_TIMES = pytest.mark.xfail(
-    strict=True,
-    reason='conversations.py dates a pydantic-ai request without a timestamp by its index (1970) and the responses'
-    ' by their own (now): every prompt is then earlier than every call, and all calls fall in the last turn',
-)
 
 
-@pytest.mark.parametrize('form', [pytest.param(f, marks=NO_REQUEST_TIMES) if 'without' in f else f for f in FORMATS])
+@pytest.mark.parametrize('form', list(FORMATS))
 def test_each_user_prompt_after_a_response_starts_a_turn(form: str) -> None:
     trajectory = trajectory_from_messages(FORMATS[form](['a', 'b'], [], ['c']), agent='bot')
     turns = trajectory.turns()
