@@ -39,7 +39,6 @@ LISTED = 10
 """How many calls a reason lists in each section before `and N more`."""
 
 
-
 @dataclass(frozen=True)
 class Expected:
     """The expected calls, and how they group into model responses when they came from a conversation."""

@@ -889,3 +889,20 @@ def test_how_the_modes_imply_each_other(pair: tuple[list[Any], list[Any]], argum
     assert not value['in_order'] or value['superset']
     assert not value['strict'] or value['unordered']  # flat lists
     assert not value['strict'] or value['in_order']
+
+
+def test_langchain_tool_call_dicts_are_calls_not_messages() -> None:
+    """`AIMessage.tool_calls` items carry `type: 'tool_call'`; they are calls (with `args`), not ragas messages."""
+    made = [{'name': 'search', 'args': {'q': 'x'}, 'id': 'call_1', 'type': 'tool_call'}]
+    result = tool_call_match(made, [{'name': 'search', 'args': {'q': 'x'}, 'id': 'call_9', 'type': 'tool_call'}])
+    assert result.value is True
+    assert tool_call_match(made, [{'name': 'search', 'args': {'q': 'y'}, 'type': 'tool_call'}]).value is False
+
+
+def test_in_order_reports_the_pairing_that_keeps_the_order() -> None:
+    made = [{'name': 'a', 'arguments': {'x': 1}}, {'name': 'b', 'arguments': {}}, {'name': 'a', 'arguments': {'x': 1}}]
+    result = tool_call_match(made, [{'name': 'b'}, {'name': 'a'}], mode='in_order')
+    assert result.value is True
+    assert result.pairs == ((0, 1), (1, 2))  # the a after b, not the first a
+    assert result.extra == (0,)
+    assert result.reason.endswith('; extra: a(x=1)')
