@@ -90,6 +90,11 @@ class ArgumentMatcher:
     """Compare the whole argument dicts with this callable instead."""
 
     @property
+    def is_simple(self) -> bool:
+        """A mode alone (no rules, key list or callable): arguments then compare as sets of key-value pairs."""
+        return not self.rules and self.keys is None and self.check is None
+
+    @property
     def is_plain(self) -> bool:
         """`exact` or `ignore` with no rules: matching is then an equivalence, and calls can be counted."""
         return self.mode in ('exact', 'ignore') and not self.rules and self.keys is None and self.check is None
@@ -113,6 +118,37 @@ class ArgumentMatcher:
                 if canonical_json(a := _get(actual, key)) != canonical_json(e := _get(expected, key))
             ]
         return self._by_key(actual, expected)
+
+    def matches(self, actual: dict[str, Any] | None, expected: dict[str, Any] | None) -> bool:
+        """`not problems(...)` without wording any problem: pairing asks this of many pairs of calls."""
+        if expected is None or (self.mode == 'ignore' and self.check is None and self.keys is None):
+            return True
+        if actual is None:
+            return False
+        if self.check is not None or self.keys is not None or any('.' in path for path in self.rules):
+            return not self.problems(actual, expected, None)
+        rules, mode = self.rules, self.mode
+        for key, rule in rules.items():  # top-level keys only: nothing to copy or remove
+            a, e = actual.get(key, _MISSING), expected.get(key, _MISSING)
+            if rule.ignore:
+                continue
+            if a is _MISSING:
+                if (e is not _MISSING or rule.constrains) and mode in ('exact', 'superset'):
+                    return False
+            elif e is _MISSING and not rule.constrains:
+                if mode in ('exact', 'subset'):
+                    return False
+            elif not rule.matches(a, e):
+                return False
+        for key, want in expected.items():
+            if key in rules:
+                continue
+            if key not in actual:
+                if mode in ('exact', 'superset'):
+                    return False
+            elif canonical_json(actual[key]) != canonical_json(want):
+                return False
+        return mode == 'superset' or all(key in expected or key in rules for key in actual)
 
     def _by_key(self, actual: dict[str, Any], expected: dict[str, Any]) -> list[str]:
         problems: list[str] = []

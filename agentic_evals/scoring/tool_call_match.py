@@ -222,6 +222,8 @@ class _Pairing:
         self._keys_actual = [self._content(call, i) for i, call in enumerate(actual)]
         self._keys_expected = [self._content(call, i) for i, call in enumerate(expected)]
         self._cache: dict[tuple[object, object], bool] = {}
+        self._actual_items: dict[int, frozenset[tuple[str, str]]] = {}
+        self._expected_items: dict[int, frozenset[tuple[str, str]]] = {}
 
     def _content(self, call: CallView, index: int) -> object:
         matcher = self.matcher_for(call.name)
@@ -237,8 +239,34 @@ class _Pairing:
         key = (self._keys_actual[a], self._keys_expected[e])
         found = self._cache.get(key)
         if found is None:
-            found = self._cache[key] = self.actual[a].name == self.expected[e].name and not self.problems(a, e)
+            found = self._cache[key] = self._compare(a, e)
         return found
+
+    def _compare(self, a: int, e: int) -> bool:
+        call, want = self.actual[a], self.expected[e]
+        if call.name != want.name:
+            return False
+        matcher = self.matcher_for(want.name)
+        if not matcher.is_simple:
+            return matcher.matches(call.args, want.args)
+        # A mode alone: the same verdict as `problems`, as set operations on (key, canonical value) pairs.
+        if want.args is None or matcher.mode == 'ignore':
+            return True
+        if call.args is None:
+            return False
+        got, wanted = self._items(self._actual_items, a, call.args), self._items(self._expected_items, e, want.args)
+        if matcher.mode == 'exact':
+            return got == wanted
+        return got <= wanted if matcher.mode == 'subset' else wanted <= got
+
+    @staticmethod
+    def _items(
+        cache: dict[int, frozenset[tuple[str, str]]], index: int, args: dict[str, Any]
+    ) -> frozenset[tuple[str, str]]:
+        items = cache.get(index)
+        if items is None:
+            items = cache[index] = frozenset((key, canonical_json(value)) for key, value in args.items())
+        return items
 
     def maximum(self, actual: Sequence[int], expected: Sequence[int]) -> dict[int, int]:
         """A maximum pairing, expected index -> actual index, tool by tool."""
@@ -256,14 +284,48 @@ class _Pairing:
     def _tool(self, matcher: ArgumentMatcher, actual: list[int], expected: list[int]) -> dict[int, int]:
         if matcher.is_plain and all(self.expected[e].args is not None for e in expected):
             return self._by_identity(matcher, actual, expected)
+        candidates = self._candidates(matcher, actual)
         shared: dict[object, list[int]] = {}  # expected calls with the same arguments pair with the same calls
         adjacency: dict[int, list[int]] = {}
         for e in expected:
             key = self._keys_expected[e]
             if key not in shared:
-                shared[key] = [a for a in actual if self.compatible(a, e)]
+                shared[key] = [a for a in candidates(e) if self.compatible(a, e)]
             adjacency[e] = shared[key]
         return _augmenting(expected, adjacency)
+
+    def _candidates(self, matcher: ArgumentMatcher, actual: list[int]) -> Callable[[int], Sequence[int]]:
+        """The actual calls that may pair with an expected one: all of them, or, for a mode alone, those
+        an index of (key, value) pairs admits, so thousands of distinct calls are not compared pairwise."""
+        if not matcher.is_simple or matcher.mode not in ('subset', 'superset'):
+            return lambda e: actual
+        index: dict[tuple[str, str], list[int]] = {}
+        readable: list[int] = []
+        empty: list[int] = []
+        for a in actual:
+            args = self.actual[a].args
+            if args is None:
+                continue
+            readable.append(a)
+            items = self._items(self._actual_items, a, args)
+            if not items:
+                empty.append(a)
+            for item in items:
+                index.setdefault(item, []).append(a)
+
+        def candidates(e: int) -> Sequence[int]:
+            args = self.expected[e].args
+            if args is None:
+                return actual
+            wanted = self._items(self._expected_items, e, args)
+            if matcher.mode == 'superset':  # the call holds every wanted pair: look up the rarest
+                if not wanted:
+                    return readable
+                return min((index.get(item, []) for item in wanted), key=len)
+            found = {a for item in wanted for a in index.get(item, ())}  # subset: the call's pairs are all wanted
+            return sorted(found.union(empty))
+
+        return candidates
 
     def _by_identity(self, matcher: ArgumentMatcher, actual: list[int], expected: list[int]) -> dict[int, int]:
         """Equal arguments (or any, under `ignore`) are an equivalence: pair each class in order."""

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentic_evals import ToolCallMatch, tool_call_match
 from agentic_evals.scoring.argument_rules import parse_matchers
@@ -506,3 +508,40 @@ def test_configuration_errors_name_the_tool_and_key(
         ToolCallMatch([], arguments=arguments, tool_arguments=tool_arguments, argument_rules=rules)
     with pytest.raises(ValueError, match='^' + re.escape(message)):
         tool_call_match([], [], arguments=arguments, tool_arguments=tool_arguments, argument_rules=rules)
+
+
+_VALUES = st.one_of(st.integers(-2, 2), st.sampled_from([0.5, 1.0, 'a', 'A ', 'b', True, None]))
+_ARGS = st.dictionaries(st.sampled_from(['k', 'm', 'n']), _VALUES, max_size=3)
+_RULES = st.dictionaries(
+    st.sampled_from(['k', 'm', 'n.x']),
+    st.sampled_from(
+        [
+            'ignore',
+            {'abs': 1},
+            {'rel': 0.5},
+            {'ignore_case': True, 'ignore_whitespace': True},
+            {'one_of': [1, 'a']},
+            {'regex': 'a.*'},
+        ]
+    ),
+    max_size=2,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    mode=st.sampled_from(['exact', 'ignore', 'subset', 'superset']),
+    rules=_RULES,
+    actual=st.one_of(st.none(), _ARGS, st.builds(lambda d, x: {**d, 'n': {'x': x}}, _ARGS, _VALUES)),
+    expected=st.one_of(st.none(), _ARGS, st.builds(lambda d, x: {**d, 'n': {'x': x, 'y': 1}}, _ARGS, _VALUES)),
+)
+def test_the_quick_verdict_is_the_worded_one(
+    mode: str, rules: dict[str, Any], actual: dict[str, Any] | None, expected: dict[str, Any] | None
+) -> None:
+    """Pairing asks `matches`; reasons come from `problems`: they must never disagree."""
+    _, matchers = parse_matchers(mode, None, {'t': rules})
+    matcher = matchers.get('t')
+    assert matcher is not None or not rules
+    if matcher is None:
+        return
+    assert matcher.matches(actual, expected) == (not matcher.problems(actual, expected, 'unreadable'))
