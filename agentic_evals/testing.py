@@ -24,6 +24,9 @@ from .scoring.tool_call_match import ToolCallMatchResult, show
 from .trajectory.extract import extract_trajectory
 from .trajectory.trajectory import Trajectory
 
+MAX_DIFF_LINES = 40
+"""The longest diff a failure shows: enough to see what went wrong, short enough to read."""
+
 
 def assert_trajectory(
     captured: Capture | SpanTree | Sequence[Any],
@@ -97,7 +100,15 @@ def _diff(evaluator: Evaluator[Any, Any, Any], ctx: Any, trajectory: Trajectory 
     """Expected against actual calls, one line each, for `ToolCallMatch`; nothing for other evaluators."""
     if not isinstance(evaluator, ToolCallMatch):
         return ''
-    if trajectory is None:
+    if evaluator.conversation is not None:  # the same source the evaluator scored
+        messages = getattr(ctx, evaluator.conversation)
+        if callable(getattr(messages, 'all_messages', None)):
+            messages = messages.all_messages()
+        try:
+            trajectory = trajectory_from_messages(messages, agent=evaluator.agent or 'main')
+        except (ValueError, TypeError):
+            return ''
+    elif trajectory is None:
         try:
             trajectory = extract_trajectory(ctx.span_tree)
         except SpanTreeRecordingError:
@@ -124,4 +135,21 @@ def _lines(result: ToolCallMatchResult, indent: str) -> str:
                 lines.append(f'~   {"; ".join(problems)}')
     shown = {a for a, _ in mismatched.values()}
     lines += [f'+ {show(result.actual[a])}' for a in result.extra if a not in shown]
-    return ''.join(f'\n{indent}{line}' for line in lines)
+    return ''.join(f'\n{indent}{line}' for line in _bounded(lines))
+
+
+def _bounded(lines: list[str]) -> list[str]:
+    """Long runs of paired calls folded to their ends, and at most `MAX_DIFF_LINES` lines in all."""
+    folded: list[str] = []
+    run: list[str] = []
+    for line in [*lines, '']:
+        if line.startswith('= '):
+            run.append(line)
+            continue
+        folded += run if len(run) <= 4 else [run[0], f'= ... {len(run) - 2} more paired call(s)', run[-1]]
+        run = []
+        if line:
+            folded.append(line)
+    if len(folded) > MAX_DIFF_LINES:
+        folded = [*folded[:MAX_DIFF_LINES], f'... and {len(folded) - MAX_DIFF_LINES} more line(s)']
+    return folded

@@ -115,3 +115,30 @@ def test_a_message_history_cannot_feed_span_only_evaluators(run: tuple[Capture, 
         assert_trajectory(messages, HasMatchingSpan(SpanQuery(name_contains='refund')))
     with pytest.raises(TypeError, match='at least one evaluator'):
         assert_trajectory(messages)
+
+
+def test_the_diff_folds_long_runs_and_stays_short() -> None:
+    calls = [
+        {'id': str(i), 'type': 'function', 'function': {'name': 'step', 'arguments': f'{{"i": {i}}}'}}
+        for i in range(300)
+    ]
+    messages = [{'role': 'user', 'content': 'go'}, {'role': 'assistant', 'tool_calls': calls}]
+    messages += [{'role': 'tool', 'tool_call_id': str(i), 'content': 'ok'} for i in range(300)]
+    expected = [{'name': 'step', 'arguments': {'i': i}} for i in range(300)] + [{'name': 'finish'}]
+    with pytest.raises(AssertionError) as raised:
+        assert_trajectory(messages, ToolCallMatch(expected, mode='unordered'))
+    lines = str(raised.value).splitlines()[2:]
+    assert lines == ['  = step(i=0)', '  = ... 298 more paired call(s)', '  = step(i=299)', '  - finish(...)']
+    many = [{'name': 'other', 'arguments': {'i': i}} for i in range(100)]
+    with pytest.raises(AssertionError) as raised:
+        assert_trajectory(messages, ToolCallMatch(many, mode='superset'))
+    lines = str(raised.value).splitlines()[2:]
+    assert len(lines) == 41 and lines[-1] == '  ... and 360 more line(s)'
+
+
+def test_the_diff_reads_the_conversation_the_evaluator_scored(run: tuple[Capture, list[ModelMessage]]) -> None:
+    captured, messages = run
+    evaluator = ToolCallMatch([{'name': 'refund'}], mode='strict', conversation='output')
+    with pytest.raises(AssertionError) as raised:
+        assert_trajectory(captured, evaluator, output=messages[:3])  # the run up to the first call's answer
+    assert str(raised.value).splitlines()[2:] == ['  - refund(...)', "  + lookup_order(order_id='A1')"]

@@ -10,6 +10,7 @@ from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 from ..capturing import CaptureError
 from ..conversations import trajectory_from_messages
 from ..scoring.metrics import MetricResult, missing_agent
+from ..scoring.sequences import at_least
 from ..trajectory.extract import extract_trajectory
 from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
@@ -156,7 +157,7 @@ class ScoreEvaluator(TrajectoryEvaluator):
         if self.threshold is None or isinstance(result.value, bool) or not isinstance(result.value, (int, float)):
             return result
         name = self.get_default_evaluation_name()
-        passed = result.value >= self.threshold
+        passed = at_least(result.value, self.threshold)
         verdict = f'{result.value:.3f} {">=" if passed else "<"} threshold {self.threshold:g}'
         return {name: result, f'{name}_pass': EvaluationReason(value=passed, reason=verdict)}
 

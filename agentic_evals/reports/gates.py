@@ -21,6 +21,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import AgenticEvalsError
+from ..scoring.sequences import at_least, at_most
 from .document import CaseResult, ReportDocument
 
 LISTED = 3
@@ -182,7 +183,7 @@ def _min_score(document: ReportDocument, name: str, threshold: float, known: Col
     else:
         _check_result_name(document, '--min-score', name, known)
         return GateResult(gate, False, f'{name}: no case produced a value (minimum {format_number(threshold)})')
-    passed = value >= threshold
+    passed = at_least(value, threshold)
     op = '>=' if passed else '<'
     shown, limit = format_number(value, threshold), format_number(threshold, value)
     return GateResult(gate, passed, f'{name} {what} {shown} {op} {limit}')
@@ -212,7 +213,7 @@ def cases_below(document: ReportDocument, gates: Gates, name: str, threshold: fl
             below.append((case.name, 'n/a'))
         elif value is None and gates.expects(case.name, name):
             below.append((case.name, 'no value'))
-        elif value is not None and value < threshold:
+        elif value is not None and not at_least(value, threshold):
             below.append((case.name, 'failed' if name in case.assertions else format_number(value, threshold)))
     below += [(failure.name, 'not run') for failure in document.failures if gates.expects(failure.name, name)]
     return below
@@ -279,7 +280,7 @@ def cases_above(document: ReportDocument, name: str, limit: float) -> list[tuple
         value = case_metric(case, name)
         if value is None:
             above.append((case.name, 'not recorded'))
-        elif value > limit:
+        elif not at_most(value, limit):
             above.append((case.name, format_metric(name, value, limit)))
     above += [(failure.name, 'not run') for failure in document.failures]
     return above
@@ -300,7 +301,7 @@ def _max_metric(document: ReportDocument, name: str, limit: float) -> GateResult
     if not values:
         return GateResult(gate, False, f'{name}: no case recorded a value (maximum {format_metric(name, limit)})')
     mean = sum(values) / len(values)
-    passed = mean <= limit
+    passed = at_most(mean, limit)
     op = '<=' if passed else '>'
     partial = (
         f' ({len(values)} of {len(document.cases)} cases recorded it)' if len(values) < len(document.cases) else ''

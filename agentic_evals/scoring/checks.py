@@ -178,18 +178,19 @@ def tool_permission(
         if why is not None:
             broken[why, name, made_by] += 1
     unseen = sorted(name for name in rules if not trajectory.has_agent(name))
-    tail = f'; rules for agent(s) not in the trace: {", ".join(map(repr, unseen))}' if unseen else ''
+    tail = f'; rules for agent(s) not in the trace: {_more([short_repr(n, 60) for n in unseen[:_LISTED]], len(unseen))}'
+    tail = tail if unseen else ''
     suffix = scope_suffix(agent, include_subagents)
     if not broken:
         return MetricResult(True, f'{len(names)} tool call(s), all permitted{suffix}{tail}')
+    ordered = sorted(broken.items(), key=lambda item: (item[0][1], item[0][2] or '', item[0][0]))
     shown = [
-        f'{tool!r} called {count} time(s) {_by(made_by)} ({why})'
-        for (why, tool, made_by), count in sorted(
-            broken.items(), key=lambda item: (item[0][1], item[0][2] or '', item[0][0])
-        )
+        f'{short_repr(tool, 60)} called {count} time(s) {_by(made_by)} ({why})'
+        for (why, tool, made_by), count in ordered[:_LISTED]
     ]
     total = sum(broken.values())
-    return MetricResult(False, f'{total} of {len(names)} tool call(s) not permitted: {"; ".join(shown)}{suffix}{tail}')
+    listed = _more(shown, len(ordered))
+    return MetricResult(False, f'{total} of {len(names)} tool call(s) not permitted: {listed}{suffix}{tail}')
 
 
 # -- NoLoops ----------------------------------------------------------------------------------------

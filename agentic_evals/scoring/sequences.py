@@ -56,6 +56,21 @@ def f1(precision: float, recall: float) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+SCORE_TOLERANCE = 1e-9
+"""How far below a threshold a score may be and still reach it: F1 computed as the built-ins do
+(`2pr / (p + r)`) lands a unit in the last place below exact fractions (3/4 as 0.7499999999999999)."""
+
+
+def at_least(value: float, threshold: float) -> bool:
+    """`value >= threshold`, forgiving float rounding (what thresholds and gates compare with)."""
+    return value >= threshold - SCORE_TOLERANCE
+
+
+def at_most(value: float, limit: float) -> bool:
+    """`value <= limit`, forgiving float rounding."""
+    return value <= limit + SCORE_TOLERANCE
+
+
 @dataclass(frozen=True)
 class F1Score:
     """Precision, recall and F1 of `matched` items out of `actual` and `expected` counts."""

@@ -37,6 +37,8 @@ ToolCallMatchMode = Literal['strict', 'unordered', 'subset', 'superset', 'in_ord
 MODES: tuple[ToolCallMatchMode, ...] = ('strict', 'unordered', 'subset', 'superset', 'in_order')
 LISTED = 10
 """How many calls a reason lists in each section before `and N more`."""
+_CALL_KEYS = frozenset({'name', 'arguments', 'args', 'id', 'type'})
+"""What an expected call may hold: ours, and LangChain's tool-call dict (`id`, `type: 'tool_call'`)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,10 @@ def _parse_call(item: object, index: int, where: str, *, expected: bool) -> Call
         raise ValueError(
             f'{where}[{index}]: expected a {{"name": str, "arguments": dict}} mapping, got {short_repr(item)}'
         )
+    if expected and isinstance(item, Mapping) and (unknown := sorted(map(str, item.keys() - _CALL_KEYS))):
+        # a misspelt `arguments` would otherwise expect any arguments at all
+        keys = ', '.join(map(repr, unknown))
+        raise ValueError(f'{where}[{index}] ({name!r}): unknown key(s) {keys}; a call has name and arguments (or args)')
     args = _field(item, 'arguments')
     if args is None:
         args = _field(item, 'args')

@@ -259,3 +259,29 @@ def test_the_terminal_table_shows_the_gates(document: ReportDocument) -> None:
         line.split() == ['requests', 'metric', '3.6', 'FAIL:', '2', 'case(s)', '>', '3,', '1', 'missing']
         for line in lines
     )
+
+
+def test_a_score_equal_to_its_threshold_reaches_it_despite_float_rounding() -> None:
+    """F1 of 3 matches in 3 expected and 5 actual calls is 3/4, computed (as the built-ins do) as 0.7499999999999999."""
+    from pydantic_evals.otel import SpanTree
+
+    from agentic_evals import TrajectoryMatch, evaluator_context, trajectory_match
+
+    result = trajectory_match(['a', 'b', 'c', 'x', 'y'], ['a', 'b', 'c'])
+    assert result.value < 0.75  # the built-ins' arithmetic, kept so the values stay equal to theirs
+    document = ReportDocument(name='n', cases=[_case('a', result.value, requests=2.0000000000000004)]).with_derived()
+    assert check_gates(document, Gates(min_scores=(MinScore('match', 0.75),))).passed
+    assert check_gates(document, Gates(min_case_scores=(MinScore('match', 0.75),))).passed
+    assert check_gates(document, Gates(max_metrics=(MaxMetric('requests', 2),))).passed
+    assert check_gates(document, Gates(max_case_metrics=(MaxMetric('requests', 2),))).passed
+    assert not check_gates(document, Gates(min_case_scores=(MinScore('match', 0.7501),))).passed
+
+    calls = [{'id': n, 'type': 'function', 'function': {'name': n, 'arguments': '{}'}} for n in 'abcxy']
+    messages = [
+        {'role': 'assistant', 'tool_calls': calls},
+        *({'role': 'tool', 'tool_call_id': n, 'content': ''} for n in 'abcxy'),
+    ]
+    ctx = evaluator_context(SpanTree(), output=messages)
+    judged = TrajectoryMatch(['a', 'b', 'c'], threshold=0.75, conversation='output').evaluate(ctx)
+    assert isinstance(judged, dict)
+    assert judged['TrajectoryMatch_pass'].value is True

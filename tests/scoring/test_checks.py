@@ -655,3 +655,19 @@ def test_failure_and_duration_budgets_are_monotone(
         if max_duration(t, **kwargs).value:  # type: ignore[arg-type]
             looser = {k: slow if k == 'seconds' else {name: slow for name in v} for k, v in kwargs.items()}  # type: ignore[union-attr]
             assert max_duration(t, **looser).value  # type: ignore[arg-type]
+
+
+def test_a_permission_reason_stays_short_on_thousands_of_broken_calls() -> None:
+    from agentic_evals import trajectory_from_messages
+
+    calls = [{'id': str(i), 'type': 'function', 'function': {'name': f't{i}', 'arguments': '{}'}} for i in range(3000)]
+    messages = [{'role': 'assistant', 'tool_calls': calls}]
+    messages += [{'role': 'tool', 'tool_call_id': str(i), 'content': ''} for i in range(3000)]
+    result = tool_permission(trajectory_from_messages(messages), allowed=['t0'])
+    assert result.value is False
+    assert len(result.reason) < 600
+    assert result.reason.endswith('; and 2994 more')
+    long_name = 'x' * 100_000
+    calls = [{'id': '1', 'type': 'function', 'function': {'name': long_name, 'arguments': '{}'}}]
+    messages = [{'role': 'assistant', 'tool_calls': calls}, {'role': 'tool', 'tool_call_id': '1', 'content': ''}]
+    assert len(tool_permission(trajectory_from_messages(messages), forbidden=[long_name]).reason) < 400

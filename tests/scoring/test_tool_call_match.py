@@ -906,3 +906,10 @@ def test_in_order_reports_the_pairing_that_keeps_the_order() -> None:
     assert result.pairs == ((0, 1), (1, 2))  # the a after b, not the first a
     assert result.extra == (0,)
     assert result.reason.endswith('; extra: a(x=1)')
+
+
+def test_a_misspelt_key_in_an_expected_call_is_an_error_not_any_arguments() -> None:
+    with pytest.raises(ValueError, match=r"expected_calls\[0\] \('refund'\): unknown key\(s\) 'argument'"):
+        tool_call_match(
+            [{'name': 'refund', 'arguments': {'amount': 99}}], [{'name': 'refund', 'argument': {'amount': 12}}]
+        )
