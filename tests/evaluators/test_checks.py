@@ -4,6 +4,7 @@ errors, agent scoping on real traces, and the same value and reason as the plain
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -405,18 +406,25 @@ def test_evaluators_equal_the_functions_on_live_runs(
     assert passes and failures
 
 
+@pytest.mark.skipif(
+    6 not in SUPPORTED_VERSIONS, reason='the figures are those of the scenario at instrumentation version 6'
+)
 def test_the_live_scenario_reasons(live_trees: dict[tuple[int, bool], SpanTree]) -> None:
     """main calls check_status twice with the same arguments (a failed attempt, then the retry):
     one retry is allowed; no retry at all flags it. Without content, no arguments are compared."""
-    tree = live_trees[SUPPORTED_VERSIONS[-1], True]
+    tree = live_trees[6, True]
     assert result(NoLoops(), tree)[0] is True
     assert result(NoLoops(1, max_cycle_length=1), tree) == (
         False,
         "1 loop(s): check_status(service='tracing') made 2 times in a row from call 2 by agent 'main' (max_repeats=1)",
     )
     assert result(NoLoops(1, max_cycle_length=1, include_failed=False), tree)[0] is True
-    blind = live_trees[SUPPORTED_VERSIONS[-1], False]
-    assert result(NoLoops(1), blind)[1].endswith('; 14 call(s) without recorded arguments not compared')
+    blind = live_trees[6, False]
+    # every call of the run is blind (how many depends on the pydantic-ai version's scenario)
+    blind_reason = result(NoLoops(1), blind)[1]
+    counted = re.match(r'no loops in (\d+) call\(s\)', blind_reason)
+    assert counted is not None
+    assert blind_reason.endswith(f'; {counted[1]} call(s) without recorded arguments not compared')
     assert result(MaxFailedCalls(3), tree) == (
         False,
         "4 failed call(s), budget=3: 'check_status' (retry x1), 'compute' (validation x2), 'explode' (raised x1)",
@@ -425,13 +433,20 @@ def test_the_live_scenario_reasons(live_trees: dict[tuple[int, bool], SpanTree])
         False,
         "1 of 14 tool call(s) not permitted: 'explode' called 1 time(s) by agent 'crasher' (in forbidden)",
     )
-    # the crasher's request is not main's
-    assert result(MaxTokens(1748, agent='main'), tree) == (
+    # the crasher's request is not main's (token figures are the model's estimates: read them off the run)
+    trajectory = extract_trajectory(tree)
+    main = trajectory.requests(agent='main')
+    used = sum(r.input_tokens + r.output_tokens for r in main)
+    assert (len(main), len(trajectory.model_requests)) == (13, 14)
+    assert result(MaxTokens(used, agent='main'), tree) == (
         True,
-        "1272 input + 476 output = 1748 tokens over 13 model request(s), within max_total=1748 (agent 'main')",
+        f'{sum(r.input_tokens for r in main)} input + {sum(r.output_tokens for r in main)} output = {used} tokens'
+        f" over 13 model request(s), within max_total={used} (agent 'main')",
     )
-    assert result(MaxTokens(1807), tree)[1] == (
-        '1326 input + 481 output = 1807 tokens over 14 model request(s), within max_total=1807'
+    assert result(MaxTokens(used - 1, agent='main'), tree)[0] is False
+    everyone = sum(r.input_tokens + r.output_tokens for r in trajectory.model_requests)
+    assert result(MaxTokens(everyone), tree)[1].endswith(
+        f'= {everyone} tokens over 14 model request(s), within max_total={everyone}'
     )
 
 
@@ -495,8 +510,9 @@ def test_in_a_dataset_run() -> None:
         'MaxDuration': True,
         'MaxFailedCalls': True,
     }
-    assert assertions['permission'].reason == (
-        "1 of 14 tool call(s) not permitted: 'explode' called 1 time(s) by agent 'crasher' (in forbidden)"
+    assert re.fullmatch(  # the number of calls depends on the pydantic-ai version's scenario
+        r"1 of \d+ tool call\(s\) not permitted: 'explode' called 1 time\(s\) by agent 'crasher' \(in forbidden\)",
+        str(assertions['permission'].reason),
     )
     assert assertions['MaxDuration'].reason is not None
     assert assertions['MaxDuration'].reason.endswith('s (task duration), limit 60s')
