@@ -12,7 +12,7 @@ PY310_CANDIDATES := python3.10 $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/pyth
 MIN_PYTHON ?= $(firstword $(shell for p in $(PY310_CANDIDATES); do $$p -c '' >/dev/null 2>&1 && echo $$p; done) $(PYTHON))
 MIN_VENV := .venv-min
 
-.PHONY: install demo test test-fast lint typecheck pytest test-min bench bench-frameworks fuzz clean
+.PHONY: install demo test test-fast lint typecheck pytest test-min bench bench-frameworks bench-langchain fuzz clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,12 @@ bench: install
 # Extraction on every framework fixture replicated to 2,000 calls: about 5 minutes, so not part of `bench`.
 bench-frameworks: install
 	$(BIN)/python -m benchmarks.frameworks_bench
+
+# tool_call_match against LangChain agentevals' trajectory match (about 5.5 minutes). agentevals is never our
+# dependency: the benchmark makes its own venv (AGENTEVALS_VENV), pinned as scripts/langchain_reference.py pins it.
+AGENTEVALS_VENV ?= /tmp/agentevals-venv
+bench-langchain:
+	$(PYTHON) -m benchmarks.langchain_bench --venv $(AGENTEVALS_VENV)
 
 # The fuzzing harness (tests/fuzz) at a size CI does not afford: FUZZ_CASES cases or examples per test.
 FUZZ_CASES ?= 5000
