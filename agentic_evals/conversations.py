@@ -148,6 +148,8 @@ class _Builder:
         self.turns: list[datetime] = []
         """When each turn began: a user prompt after a model response starts one."""
         self._answered = 0
+        self._waiting: dict[str, list[_Call]] = {}
+        """Calls not yet answered, by call id, in the order they were issued."""
 
     def prompt(self, when: datetime) -> None:
         if not self.turns or len(self.requests) > self._answered:
@@ -179,7 +181,10 @@ class _Builder:
             raise ValueError(f'message {index}: tool call without a name: {_short(name)}')
         arguments, raw, problem = _arguments(args)
         ident = call_id if isinstance(call_id, str) else None
-        self.calls.append(_Call(name, arguments, raw, problem, ident, issued_by, when))
+        call = _Call(name, arguments, raw, problem, ident, issued_by, when)
+        self.calls.append(call)
+        if ident is not None:
+            self._waiting.setdefault(ident, []).append(call)
 
     def answer(
         self,
@@ -208,9 +213,14 @@ class _Builder:
         call.result = None if content is None else text if text is not None else _json(content)
 
     def _pending(self, call_id: object, name: object) -> _Call | None:
+        if isinstance(call_id, str):  # by id, without a scan: a long conversation reads in linear time
+            waiting = self._waiting.get(call_id)
+            while waiting:
+                call = waiting.pop(0)
+                if call.status is None:
+                    return call
+            return None
         open_calls = [c for c in self.calls if c.status is None]
-        if isinstance(call_id, str):
-            return next((c for c in open_calls if c.call_id == call_id), None)
         if isinstance(name, str):
             return next((c for c in open_calls if c.name == name), None)
         return open_calls[0] if open_calls else None

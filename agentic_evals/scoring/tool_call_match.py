@@ -18,7 +18,7 @@ the earliest compatible actual call after the previous one is optimal for a subs
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -290,21 +290,21 @@ class _Pairing:
     def _tool(self, matcher: ArgumentMatcher, actual: list[int], expected: list[int]) -> dict[int, int]:
         if matcher.is_plain and all(self.expected[e].args is not None for e in expected):
             return self._by_identity(matcher, actual, expected)
-        candidates = self._candidates(matcher, actual)
+        partners = self._partners(matcher, actual)
         shared: dict[object, list[int]] = {}  # expected calls with the same arguments pair with the same calls
         adjacency: dict[int, list[int]] = {}
         for e in expected:
             key = self._keys_expected[e]
             if key not in shared:
-                shared[key] = [a for a in candidates(e) if self.compatible(a, e)]
+                shared[key] = partners(e)
             adjacency[e] = shared[key]
         return _augmenting(expected, adjacency)
 
-    def _candidates(self, matcher: ArgumentMatcher, actual: list[int]) -> Callable[[int], Sequence[int]]:
-        """The actual calls that may pair with an expected one: all of them, or, for a mode alone, those
-        an index of (key, value) pairs admits, so thousands of distinct calls are not compared pairwise."""
+    def _partners(self, matcher: ArgumentMatcher, actual: list[int]) -> Callable[[int], list[int]]:
+        """The actual calls that pair with an expected one, in call order. For a mode alone they come
+        from an index of (key, value) pairs, so thousands of distinct calls are not compared pairwise."""
         if not matcher.is_simple or matcher.mode not in ('subset', 'superset'):
-            return lambda e: actual
+            return lambda e: [a for a in actual if self.compatible(a, e)]
         index: dict[tuple[str, str], list[int]] = {}
         readable: list[int] = []
         empty: list[int] = []
@@ -319,36 +319,39 @@ class _Pairing:
             for item in items:
                 index.setdefault(item, []).append(a)
 
-        def candidates(e: int) -> Sequence[int]:
+        def partners(e: int) -> list[int]:
             args = self.expected[e].args
             if args is None:
-                return actual
+                return list(actual)
             wanted = self._items(self._expected_items, e, args)
-            if matcher.mode == 'superset':  # the call holds every wanted pair: look up the rarest
+            if matcher.mode == 'superset':  # the call holds every wanted pair: look up the rarest, then check
                 if not wanted:
                     return readable
-                return min((index.get(item, []) for item in wanted), key=len)
-            found = {a for item in wanted for a in index.get(item, ())}  # subset: the call's pairs are all wanted
-            return sorted(found.union(empty))
+                rarest = min((index.get(item, []) for item in wanted), key=len)
+                return [a for a in rarest if wanted <= self._actual_items[a]]
+            # subset: every pair of the call is wanted, so the call is hit once per pair it has
+            hits: Counter[int] = Counter()
+            for item in wanted:
+                hits.update(index.get(item, ()))
+            found = [a for a, count in hits.items() if count == len(self._actual_items[a])]
+            return sorted([*found, *empty])
 
-        return candidates
+        return partners
 
     def _by_identity(self, matcher: ArgumentMatcher, actual: list[int], expected: list[int]) -> dict[int, int]:
         """Equal arguments (or any, under `ignore`) are an equivalence: pair each class in order."""
 
-        def identity(call: CallView) -> str | None:
-            if matcher.mode == 'ignore':
-                return ''
-            return None if call.args is None else canonical_json(call.args)
+        def identity(content: object) -> object:
+            return '' if matcher.mode == 'ignore' else content[1]  # type: ignore[index]  # (name, canonical args, problem)
 
-        free: dict[str | None, deque[int]] = {}
+        free: dict[object, deque[int]] = {}
         for a in actual:
-            key = identity(self.actual[a])
+            key = identity(self._keys_actual[a])
             if key is not None:
                 free.setdefault(key, deque()).append(a)
         pairs: dict[int, int] = {}
         for e in expected:
-            queue = free.get(identity(self.expected[e]))
+            queue = free.get(identity(self._keys_expected[e]))
             if queue:
                 pairs[e] = queue.popleft()
         return pairs
