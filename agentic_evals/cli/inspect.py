@@ -201,6 +201,11 @@ def _footer(trace: LoadedTrace, trajectory: Trajectory) -> Iterator[Text]:
         f' {outputs} output function(s)'
     )
     yield Text(f'instrumentation: {", ".join(trajectory.families) or "none recognised"}')
+    from ..conventions.sessions import conversation_id
+
+    conversation = conversation_id(trace.tree)
+    if conversation is not None:  # what `run --group-by conversation` merges this trace by
+        yield Text(f'conversation: {visible(conversation, newlines=False)}')
     yield Text(f'scored tool calls: {_names(trajectory.calls())}')
     yield Text(f'with include_failed=True: {_names(trajectory.calls(include_failed=True))}')
     for note in trajectory.notes:
@@ -229,6 +234,7 @@ def trace_json(trace: LoadedTrace) -> dict[str, Any]:
     """The trace's trajectory records as JSON-ready data (datetimes as ISO 8601 strings)."""
     from pydantic_core import to_jsonable_python
 
+    from ..conventions.sessions import conversation_id
     from ..trajectory.extract import extract_trajectory
 
     trajectory = extract_trajectory(trace.tree)
@@ -237,6 +243,7 @@ def trace_json(trace: LoadedTrace) -> dict[str, Any]:
         'name': trace_name(trace),
         'sources': [str(s) for s in trace.sources],
         'warnings': list(trace.warnings),
+        'conversation_id': conversation_id(trace.tree),
         'trajectory': {
             'tool_calls': list(trajectory.tool_calls),
             'model_requests': list(trajectory.model_requests),

@@ -101,3 +101,16 @@ def test_grouping_in_a_subprocess(tmp_path: Path) -> None:
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env(), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().splitlines()[-1] == 'PASS: 3 cases; 3 of 3 assertions passed'
+
+
+def test_inspect_names_the_conversation_a_trace_belongs_to(capsys: pytest.CaptureFixture[str]) -> None:
+    """So a user can see beforehand what `--group-by conversation` will merge."""
+    done = run_cli(capsys, 'inspect', CHATS)
+    assert done.code == 0, done.err
+    shown = [line for line in done.out.splitlines() if line.startswith('conversation: ')]
+    # in file order: both chats' first turns, the refund's second, a trace with none, the status's second
+    assert shown == [f'conversation: {c}' for c in ('chat-refund', 'chat-status', 'chat-refund', 'chat-status')]
+    done = run_cli(capsys, 'inspect', '--json', CHATS)
+    assert done.code == 0, done.err
+    ids = [json.loads(line)['conversation_id'] for line in done.out.splitlines()]
+    assert ids == ['chat-refund', 'chat-status', 'chat-refund', None, 'chat-status']
