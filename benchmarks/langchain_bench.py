@@ -29,7 +29,6 @@ import gc
 import importlib.util
 import json
 import os
-import platform
 import random
 import statistics
 import subprocess
@@ -388,13 +387,9 @@ def reading_times(pair: Pair, repeats: int) -> tuple[float, float]:
 def machine() -> list[str]:
     from importlib.metadata import version
 
-    cpu = platform.processor() or 'unknown'
-    try:
-        with open('/proc/cpuinfo', encoding='utf-8') as f:
-            cpu = next((line.split(':', 1)[1].strip() for line in f if line.startswith('model name')), cpu)
-    except OSError:
-        pass
-    load = ', '.join(f'{x:.2f}' for x in os.getloadavg())
+    from .run import host  # in the venv only: it imports pydantic-evals and agentic_evals
+
+    cpu, python = host()
 
     def git(*command: str) -> str:
         done = subprocess.run(['git', *command], cwd=ROOT, capture_output=True, text=True)
@@ -403,8 +398,8 @@ def machine() -> list[str]:
     changed = git('status', '--porcelain', '--', 'agentic_evals')
     peers = ', '.join(f'{name} {version(name)}' for name in ('agentevals', 'openevals', 'langchain-core', 'langsmith'))
     return [
-        f'CPU: {cpu}, {os.cpu_count()} logical cores; load average before the run: {load}',
-        f'Python {platform.python_version()} ({platform.python_implementation()}), {platform.system()}; {sys.prefix}',
+        cpu,
+        f'{python}; {sys.prefix}',
         f'{peers}; agentic-evals-otel {version("agentic-evals-otel")} at {git("rev-parse", "--short", "HEAD")}'
         + (' (agentic_evals/ has uncommitted changes)' if changed else ''),
     ]

@@ -317,7 +317,8 @@ def in_order_case(size: int, repeats: int) -> Case:
 # ---------------------------------------------------------------------------------------------
 
 
-def machine() -> list[str]:
+def host() -> list[str]:
+    """The CPU with the load before the run, and the Python: the lines every benchmark starts with."""
     cpu = platform.processor() or 'unknown'
     try:
         with open('/proc/cpuinfo', encoding='utf-8') as f:
@@ -328,8 +329,11 @@ def machine() -> list[str]:
     return [
         f'CPU: {cpu}, {os.cpu_count()} logical cores; load average before the run: {load}',
         f'Python {platform.python_version()} ({platform.python_implementation()}), {platform.system()}',
-        f'pydantic-evals {version("pydantic-evals")}, agentic-evals-otel {version("agentic-evals-otel")}',
     ]
+
+
+def machine() -> list[str]:
+    return [*host(), f'pydantic-evals {version("pydantic-evals")}, agentic-evals-otel {version("agentic-evals-otel")}']
 
 
 def milliseconds(seconds: float) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -105,77 +105,64 @@ class ArgumentMatcher:
         `expected is None` means the expectation gave no arguments: any call of the tool matches.
         `actual is None` means the call's arguments could not be read (`why` says why).
         """
-        if expected is None or (self.mode == 'ignore' and self.check is None and self.keys is None):
-            return []
-        if actual is None:
-            return [f'arguments {why or "unreadable"}']
-        if self.check is not None:
-            return [] if self.check(actual, expected) else [f'{short_repr(actual)} rejected by the argument check']
-        if self.keys is not None:
-            return [
-                f'key {key!r}: expected {_shown(e)}, got {_shown(a)}'
-                for key in self.keys
-                if canonical_json(a := _get(actual, key)) != canonical_json(e := _get(expected, key))
-            ]
-        return self._by_key(actual, expected)
+        return list(self._differences(actual, expected, why))
 
     def matches(self, actual: dict[str, Any] | None, expected: dict[str, Any] | None) -> bool:
-        """`not problems(...)` without wording any problem: pairing asks this of many pairs of calls."""
+        """`not problems(...)`, stopping at the first difference: pairing asks this of many pairs of
+        calls, and a difference is worded only if it is the first."""
+        return next(self._differences(actual, expected, None), None) is None
+
+    def _differences(
+        self, actual: dict[str, Any] | None, expected: dict[str, Any] | None, why: str | None
+    ) -> Iterator[str]:
+        """The differences, worded one at a time as they are found."""
         if expected is None or (self.mode == 'ignore' and self.check is None and self.keys is None):
-            return True
+            return
         if actual is None:
-            return False
-        if self.check is not None or self.keys is not None or any('.' in path for path in self.rules):
-            return not self.problems(actual, expected, None)
-        rules, mode = self.rules, self.mode
-        for key, rule in rules.items():  # top-level keys only: nothing to copy or remove
-            a, e = actual.get(key, _MISSING), expected.get(key, _MISSING)
+            yield f'arguments {why or "unreadable"}'
+        elif self.check is not None:
+            if not self.check(actual, expected):
+                yield f'{short_repr(actual)} rejected by the argument check'
+        elif self.keys is not None:
+            for key in self.keys:
+                if canonical_json(a := _get(actual, key)) != canonical_json(e := _get(expected, key)):
+                    yield f'key {key!r}: expected {_shown(e)}, got {_shown(a)}'
+        else:
+            yield from self._by_key(actual, expected)
+
+    def _by_key(self, actual: dict[str, Any], expected: dict[str, Any]) -> Iterator[str]:
+        mode, rules = self.mode, self.rules
+        take: Callable[[dict[str, Any], str], Any]
+        ruled: Mapping[str, KeyRule]
+        if any('.' in path for path in rules):  # nested keys: compare copies with the ruled values taken out
+            actual, expected = _copy(actual), _copy(expected)
+            take, ruled = _pop, {}
+        else:  # top-level keys only: read them in place, and skip them below
+            take, ruled = _read, rules
+        for path, rule in rules.items():
+            a, e = take(actual, path), take(expected, path)
             if rule.ignore:
                 continue
             if a is _MISSING:
                 if (e is not _MISSING or rule.constrains) and mode in ('exact', 'superset'):
-                    return False
+                    yield f'missing key {path!r}'
             elif e is _MISSING and not rule.constrains:
                 if mode in ('exact', 'subset'):
-                    return False
+                    yield f'unexpected key {path!r}'
             elif not rule.matches(a, e):
-                return False
-        for key, want in expected.items():
-            if key in rules:
+                yield f'key {path!r}: expected {_describe(rule, e)}, got {short_repr(a)}'
+        for key in sorted(expected):
+            if key in ruled:
                 continue
             if key not in actual:
                 if mode in ('exact', 'superset'):
-                    return False
-            elif canonical_json(actual[key]) != canonical_json(want):
-                return False
-        return mode == 'superset' or all(key in expected or key in rules for key in actual)
-
-    def _by_key(self, actual: dict[str, Any], expected: dict[str, Any]) -> list[str]:
-        problems: list[str] = []
-        if self.rules:
-            actual, expected = _copy(actual), _copy(expected)
-            for path, rule in self.rules.items():
-                a, e = _pop(actual, path), _pop(expected, path)
-                if rule.ignore:
-                    continue
-                if a is _MISSING:
-                    if (e is not _MISSING or rule.constrains) and self.mode in ('exact', 'superset'):
-                        problems.append(f'missing key {path!r}')
-                elif e is _MISSING and not rule.constrains:
-                    if self.mode in ('exact', 'subset'):
-                        problems.append(f'unexpected key {path!r}')
-                elif not rule.matches(a, e):
-                    wanted = _describe(rule, e)
-                    problems.append(f'key {path!r}: expected {wanted}, got {short_repr(a)}')
-        for key in sorted(expected):
-            if key not in actual:
-                if self.mode in ('exact', 'superset'):
-                    problems.append(f'missing key {key!r}')
+                    yield f'missing key {key!r}'
             elif canonical_json(actual[key]) != canonical_json(expected[key]):
-                problems.append(f'key {key!r}: expected {short_repr(expected[key])}, got {short_repr(actual[key])}')
-        if self.mode in ('exact', 'subset'):
-            problems += [f'unexpected key {key!r}' for key in sorted(actual) if key not in expected]
-        return problems
+                yield f'key {key!r}: expected {short_repr(expected[key])}, got {short_repr(actual[key])}'
+        if mode in ('exact', 'subset'):
+            for key in sorted(actual):
+                if key not in expected and key not in ruled:
+                    yield f'unexpected key {key!r}'
 
 
 def _shown(value: object) -> str:
@@ -206,6 +193,11 @@ def _get(args: Mapping[str, Any], path: str) -> Any:
             return None
         current = current.get(part)
     return current
+
+
+def _read(args: dict[str, Any], key: str) -> Any:
+    """A top-level key's value, or `_MISSING`."""
+    return args.get(key, _MISSING)
 
 
 def _copy(args: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from ..conversations import is_message, trajectory_from_messages
 from ..trajectory.records import ToolCall
 from ..trajectory.trajectory import Trajectory
 from .argument_rules import ArgumentMatcher, ArgumentsMode, parse_matchers
-from .call_matching import CallView, canonical_json
+from .call_matching import CallView, canonical_json, sections
 from .metrics import MetricResult, missing_agent, scope_suffix
 from .sequences import short_repr
 from .turns import score_turns
@@ -176,9 +176,14 @@ def as_trajectory(actual: object, agent: str | None) -> Trajectory | list[CallVi
     raise TypeError(f'expected a Trajectory, a conversation or a list of calls, got {type(actual).__name__}')
 
 
-def actual_calls(trajectory: Trajectory, include_failed: bool, agent: str | None, include_subagents: bool) -> Actual:
-    """The scoped calls of a trajectory, with the model responses that issued them."""
+def actual_calls(
+    trajectory: Trajectory, include_failed: bool, agent: str | None, include_subagents: bool, *, responses: bool
+) -> Actual:
+    """The scoped calls of a trajectory, with the model responses that issued them when asked (only
+    `strict` compares responses: the other modes make no request records)."""
     calls = list(trajectory.calls(include_failed=include_failed, agent=agent, include_subagents=include_subagents))
+    if not responses:
+        return Actual(tuple(_view(c) for c in calls), None)
     requests = trajectory.requests(agent=agent, include_subagents=include_subagents)
     return Actual(tuple(_view(c) for c in calls), _responses(trajectory, calls, requests))
 
@@ -493,7 +498,7 @@ class Config:
             return ToolCallMatchResult(0.0 if self.per_turn else False, missing)
         if not isinstance(self.expected, tuple):
             calls = (
-                actual_calls(actual, include_failed, agent, include_subagents)
+                actual_calls(actual, include_failed, agent, include_subagents, responses=self.mode == 'strict')
                 if isinstance(actual, Trajectory)
                 else Actual(tuple(actual), None)
             )
@@ -502,7 +507,7 @@ class Config:
             raise TypeError('expected calls per turn need a Trajectory or a conversation, not a list of calls')
 
         def score_turn(turn: Trajectory, expected: Expected) -> ToolCallMatchResult:
-            calls = actual_calls(turn, include_failed, agent, include_subagents)
+            calls = actual_calls(turn, include_failed, agent, include_subagents, responses=self.mode == 'strict')
             return match_calls(calls, expected, self.mode, self.arguments, self.matcher_for)
 
         mean, reason, results = score_turns(actual, self.expected, score_turn)
@@ -604,9 +609,10 @@ def show(call: CallView) -> str:
 
 
 def _sections(*parts: tuple[str, list[str]]) -> str:
-    text = ''
-    for label, items in parts:
-        if items:
-            more = f', and {len(items) - LISTED} more' if len(items) > LISTED else ''
-            text += f'; {label}: {", ".join(items[:LISTED])}{more}'
-    return text
+    """`call_matching.sections` of lists cut at `LISTED` items."""
+    return sections(*((label, _listed(items)) for label, items in parts))
+
+
+def _listed(items: list[str]) -> str:
+    more = f', and {len(items) - LISTED} more' if len(items) > LISTED else ''
+    return ', '.join(items[:LISTED]) + more

@@ -40,6 +40,7 @@ from agentic_evals import (
 from agentic_evals.evaluators._base import NO_SPAN_TREE_REASON
 
 from ..factories import TreeBuilder
+from . import read_dataset, write_dataset
 from .test_unrecognised import unknown_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,18 +91,15 @@ LONG: list[Evaluator[object, object, object]] = [
 @pytest.mark.parametrize('evaluators', [SHORT, LONG], ids=['short', 'long'])
 def test_round_trip(tmp_path: Path, suffix: str, evaluators: list[Evaluator[object, object, object]]) -> None:
     path = tmp_path / f'dataset{suffix}'
-    dataset = Dataset[object, object, object](name='d', cases=[Case(name='c', inputs='x')], evaluators=evaluators)
-    dataset.to_file(path, custom_evaluator_types=evaluator_types())
-    loaded = Dataset[object, object, object].from_file(path, custom_evaluator_types=evaluator_types())
+    write_dataset(path, evaluators)
+    loaded = read_dataset(path)
     assert loaded.evaluators == evaluators
     assert all(type(e).__module__.startswith('agentic_evals.') for e in loaded.evaluators)
 
 
 def test_the_short_form_is_written_for_the_main_argument(tmp_path: Path) -> None:
     path = tmp_path / 'dataset.yaml'
-    Dataset[object, object, object](name='d', cases=[Case(name='c', inputs='x')], evaluators=SHORT).to_file(
-        path, custom_evaluator_types=evaluator_types()
-    )
+    write_dataset(path, SHORT)
     text = path.read_text()
     for line in (
         '- ToolPermission:\n  - search\n  - fetch\n',

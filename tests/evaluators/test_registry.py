@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pydantic_evals import Case, Dataset
 from pydantic_evals.evaluators import Evaluator
 
 import agentic_evals
@@ -19,6 +18,8 @@ from agentic_evals import (
     TrajectoryMatch,
     evaluator_types,
 )
+
+from . import read_dataset, write_dataset
 
 SHORT: list[Evaluator[object, object, object]] = [
     ToolCorrectness(['search', 'fetch']),
@@ -41,18 +42,15 @@ LONG: list[Evaluator[object, object, object]] = [
 @pytest.mark.parametrize('evaluators', [SHORT, LONG], ids=['short', 'long'])
 def test_round_trip(tmp_path: Path, suffix: str, evaluators: list[Evaluator[object, object, object]]) -> None:
     path = tmp_path / f'dataset{suffix}'
-    dataset = Dataset[object, object, object](name='d', cases=[Case(name='c', inputs='x')], evaluators=evaluators)
-    dataset.to_file(path, custom_evaluator_types=evaluator_types())
-    loaded = Dataset[object, object, object].from_file(path, custom_evaluator_types=evaluator_types())
+    write_dataset(path, evaluators)
+    loaded = read_dataset(path)
     assert loaded.evaluators == evaluators
     assert all(type(e).__module__.startswith('agentic_evals.') for e in loaded.evaluators)
 
 
 def test_short_form_is_written_when_only_the_main_argument_is_set(tmp_path: Path) -> None:
     path = tmp_path / 'dataset.yaml'
-    Dataset[object, object, object](name='d', cases=[Case(name='c', inputs='x')], evaluators=SHORT).to_file(
-        path, custom_evaluator_types=evaluator_types()
-    )
+    write_dataset(path, SHORT)
     text = path.read_text()
     assert '- ToolCorrectness:\n  - search\n  - fetch\n' in text
     assert '- MaxToolCalls: 5\n' in text
@@ -67,7 +65,7 @@ def test_hand_written_yaml_loads_ours_over_the_builtins(tmp_path: Path) -> None:
         '- TrajectoryMatch:\n    expected_trajectory: [search]\n    order: exact\n    agent: expert\n'
         '- ArgumentCorrectness: {tool_name: search, expected_arguments: {q: x}}\n'
     )
-    loaded = Dataset[object, object, object].from_file(path, custom_evaluator_types=evaluator_types())
+    loaded = read_dataset(path)
     assert loaded.evaluators == [
         ToolCorrectness(['search', 'fetch']),
         TrajectoryMatch(['search'], order='exact', agent='expert'),

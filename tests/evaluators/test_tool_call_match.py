@@ -36,6 +36,7 @@ from agentic_evals import (
 
 from ..real_runs import EXPECTED_REQUESTS
 from ..real_runs import expected_calls as scenario_rows
+from . import read_dataset, write_dataset
 
 FRAMEWORKS = Path(__file__).resolve().parents[2] / 'fixtures' / 'frameworks'
 FILES = sorted(str(path.relative_to(FRAMEWORKS)) for path in FRAMEWORKS.glob('*/*.otlp.jsonl'))
@@ -629,12 +630,11 @@ def test_yaml_in_the_short_and_the_long_form() -> None:
 @pytest.mark.parametrize('evaluators', [SHORT, LONG], ids=['short', 'long'])
 def test_round_trip(tmp_path: Path, suffix: str, evaluators: list[Evaluator[object, object, object]]) -> None:
     path = tmp_path / f'dataset{suffix}'
-    dataset = Dataset[object, object, object](name='d', cases=[Case(name='c', inputs='x')], evaluators=evaluators)
-    dataset.to_file(path, custom_evaluator_types=evaluator_types())
+    write_dataset(path, evaluators)
     text = path.read_text()
     assert '_config' not in text
     assert '_config' not in (tmp_path / 'dataset_schema.json').read_text()
-    loaded = Dataset[object, object, object].from_file(path, custom_evaluator_types=evaluator_types())
+    loaded = read_dataset(path)
     assert loaded.evaluators == evaluators
     assert [e.build_serialization_arguments() for e in loaded.evaluators] == [
         e.build_serialization_arguments() for e in evaluators
@@ -643,9 +643,7 @@ def test_round_trip(tmp_path: Path, suffix: str, evaluators: list[Evaluator[obje
 
 def test_the_short_form_is_written_when_only_the_expected_calls_are_set(tmp_path: Path) -> None:
     path = tmp_path / 'dataset.yaml'
-    Dataset[object, object, object](name='d', cases=[Case(name='c', inputs='x')], evaluators=SHORT).to_file(
-        path, custom_evaluator_types=evaluator_types()
-    )
+    write_dataset(path, SHORT)
     text = path.read_text()
     assert '- ToolCallMatch:\n  - name: lookup_order\n    arguments:\n      order_id: A1\n  - name: refund\n' in text
     assert '- ToolCallMatch:\n  - - name: lookup_order\n  - - name: notify\n' in text
@@ -680,18 +678,14 @@ THRESHOLDS: list[Evaluator[object, object, object]] = [
 @pytest.mark.parametrize('suffix', ['.yaml', '.json'])
 def test_thresholds_round_trip(tmp_path: Path, suffix: str) -> None:
     path = tmp_path / f'dataset{suffix}'
-    Dataset[object, object, object](name='d', cases=[Case(name='c', inputs='x')], evaluators=THRESHOLDS).to_file(
-        path, custom_evaluator_types=evaluator_types()
-    )
-    loaded = Dataset[object, object, object].from_file(path, custom_evaluator_types=evaluator_types())
+    write_dataset(path, THRESHOLDS)
+    loaded = read_dataset(path)
     assert loaded.evaluators == THRESHOLDS
     assert [e.threshold for e in loaded.evaluators]  # type: ignore[attr-defined] == [0.75, 1, 0.0, 0.5]
     assert path.read_text().count('threshold') == 4
     # without a threshold nothing is written for it, and the short form stays available
     other = tmp_path / f'other{suffix}'
-    Dataset[object, object, object](
-        name='d', cases=[Case(name='c', inputs='x')], evaluators=[TrajectoryMatch(['a'])]
-    ).to_file(other, custom_evaluator_types=evaluator_types())
+    write_dataset(other, [TrajectoryMatch(['a'])])
     assert 'threshold' not in other.read_text()
     if suffix == '.yaml':
         assert '- TrajectoryMatch:\n  - a\n' in other.read_text()
