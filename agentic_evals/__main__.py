@@ -20,6 +20,10 @@ def entry() -> int:
         from .cli import main
 
         status = main()
+        # The run is over and its status decided: a Ctrl-C from here on would only land in the
+        # interpreter's shutdown (a traceback from its atexit hooks, or death by SIGINT once it has
+        # reset its handlers), so it is ignored.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # a second Ctrl-C ends the process at once
         with contextlib.suppress(OSError, ValueError, AttributeError):  # stderr closed or broken: say nothing

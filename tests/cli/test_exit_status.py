@@ -289,8 +289,31 @@ def test_ctrl_c_at_any_moment_is_130_in_one_line(tmp_path: Path, delay: float) -
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env())
     time.sleep(startup + delay)
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=120)
+    out, err = process.communicate(timeout=120)
+    if process.returncode == 0:  # the run had finished (a fast machine): the late Ctrl-C is ignored
+        assert (err, out.splitlines()[-1]) == ('', 'PASS: 4 cases; 13 of 13 assertions passed')
+        return
     assert (process.returncode, err) == (130, 'agentic-evals-otel: interrupted\n')
+
+
+@pytest.mark.slow
+def test_a_ctrl_c_as_the_command_exits_is_one_line_or_nothing() -> None:
+    """Sent as the verdict is printed, the signal lands just before `main()` returns (status 130,
+    one line) or in the interpreter's shutdown, where `entry()` ignores it (the status stands,
+    nothing printed). Before that, a late one printed a traceback from an atexit hook (status 0) or
+    killed the process by SIGINT (-2), depending on the moment."""
+    if _imports_heavily():
+        pytest.xfail('agentic_evals/__init__.py imports pydantic-evals before entry() can catch Ctrl-C')
+    argv = [sys.executable, '-m', 'agentic_evals', 'run', str(DATASET), traces('baseline')]
+    for _ in range(3):
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
+        assert process.stdout is not None
+        for line in process.stdout:  # the verdict is the last line: the process is about to exit
+            if line.startswith('PASS'):
+                process.send_signal(signal.SIGINT)
+                break
+        _, err = process.communicate(timeout=120)
+        assert (process.returncode, err) in ((0, ''), (130, 'agentic-evals-otel: interrupted\n'))
 
 
 @pytest.mark.slow
