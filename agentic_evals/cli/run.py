@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # imported by `handle` when it runs: `--help` must not pay fo
 
     from ..offline.evaluate import GroupBy
     from ..offline.suite import Suite
+    from ..reports.case_trace import CaseDetails
     from ..reports.progress import TraceProgress
 
 
@@ -157,10 +158,11 @@ def handle(args: argparse.Namespace) -> int:
     )
     progress = TraceProgress(make_console(sys.stderr), enabled=not args.no_progress and sys.stderr.isatty())
     unused: list[str] = []
+    details: dict[int, CaseDetails] = {}
     with progress:
-        report = asyncio.run(_score(suite, sources, progress, unused, name=args.name, group_by=args.group_by))
+        report = asyncio.run(_score(suite, sources, progress, unused, details, name=args.name, group_by=args.group_by))
     _warn_unused(suite, unused)
-    document = document_from_report(report)
+    document = document_from_report(report, lambda case: details.get(id(case)))
     verdict = check_gates(document, gates, known_names=suite.evaluation_names())
     if args.json is not None:
         write_text(args.json, dump_document(document))
@@ -179,16 +181,19 @@ async def _score(
     sources: Sequence[str],
     progress: TraceProgress,
     unused: list[str],
+    details: dict[int, CaseDetails],
     *,
     name: str | None,
     group_by: GroupBy | None = None,
 ) -> EvaluationReport[Any, Any, Any]:
     """Stream the traces through the suite: memory holds one trace (or, with a dataset, the matched ones;
-    grouped by conversation, every trace that has a conversation id)."""
+    grouped by conversation, every trace that has a conversation id). Each scored case's timeline and
+    alignments go into `details` (by the case's `id`), so no tree outlives its case."""
     from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
     from ..offline.evaluate import scored_cases
     from ..offline.matching import AmbiguousTraceError
+    from ..reports.case_trace import case_details
     from ..traces import LoadedTrace, load_traces
 
     loaded = 0
@@ -214,6 +219,7 @@ async def _score(
             on_trace=on_trace,  # type: ignore[arg-type]
             unmatched=unused,
             group_by=group_by,
+            on_scored=lambda case, trace: details.__setitem__(id(case), case_details(trace.tree, case)),
         )
         async for result in results:
             if not cases and not failures:

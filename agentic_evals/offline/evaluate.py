@@ -172,12 +172,15 @@ async def scored_cases(
     on_trace: Callable[[TraceLike], None] | None = None,
     unmatched: list[str] | None = None,
     group_by: GroupBy | None = None,
+    on_scored: Callable[[ReportCase[Any, Any, Any], TraceLike], None] | None = None,
 ) -> AsyncIterator[ReportCase[Any, Any, Any] | ReportCaseFailure[Any, Any, Any]]:
     """Each case's result as soon as it is scored; what `evaluate_traces` collects.
 
     `on_trace` is called with every trace as it is loaded; `unmatched`, when given, receives the
     names of traces no case of the dataset matched. `group_by='conversation'` scores the traces of
-    one conversation as one case (see `matching.group_conversations`).
+    one conversation as one case (see `matching.group_conversations`). `on_scored` is called with
+    each scored case and its trace before the case is yielded, while the trace is still at hand
+    (the report's timelines are drawn from it).
     """
     traces = _announced(traces, on_trace)
     if group_by == 'conversation':
@@ -189,7 +192,7 @@ async def scored_cases(
             seen[case.name or ''] = seen.get(case.name or '', 0) + 1
             if seen[case.name or ''] > 1:
                 case = case_from_trace(trace, name=f'{case.name} ({trace.trace_id[:8]})')
-            yield await score_case(case, trace, evaluators)
+            yield _announce_scored(await score_case(case, trace, evaluators), trace, on_scored)
         return
     matcher = TraceMatcher(dataset.cases)
     for trace in traces:
@@ -197,7 +200,18 @@ async def scored_cases(
     if unmatched is not None:
         unmatched.extend(matcher.unmatched)
     for match in matcher.matches():
-        yield await score_case(match.case, match.trace, [*dataset.evaluators, *evaluators], why=match.why)
+        result = await score_case(match.case, match.trace, [*dataset.evaluators, *evaluators], why=match.why)
+        yield _announce_scored(result, match.trace, on_scored)
+
+
+def _announce_scored(
+    result: ReportCase[Any, Any, Any] | ReportCaseFailure[Any, Any, Any],
+    trace: TraceLike | None,
+    on_scored: Callable[[ReportCase[Any, Any, Any], TraceLike], None] | None,
+) -> ReportCase[Any, Any, Any] | ReportCaseFailure[Any, Any, Any]:
+    if on_scored is not None and trace is not None and isinstance(result, ReportCase):
+        on_scored(result, trace)
+    return result
 
 
 def _announced(traces: Iterable[TraceLike], on_trace: Callable[[TraceLike], None] | None) -> Iterator[TraceLike]:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Strict, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
@@ -25,6 +25,9 @@ from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFai
 
 from ..errors import FileError
 from ..offline.suite import decode, parse_json, read_limited
+
+if TYPE_CHECKING:
+    from .case_trace import CaseDetails
 
 SCHEMA: Literal['agentic-evals/report@1'] = 'agentic-evals/report@1'
 """Bumped (`@2`) only for changes that break readers; new optional fields keep `@1`."""
@@ -68,6 +71,92 @@ class EvaluatorError:
     evaluator: str | None = None
 
 
+CallStatus = Literal['ok', 'failed', 'deferred']
+
+
+@dataclass
+class AgentSpan:
+    """One agent run in a case's timeline; `path` is the enclosing runs, outermost first, ending with it."""
+
+    name: str
+    path: list[str]
+    start: float
+    """Seconds since the case's trace started."""
+    end: float
+    span_id: str | None = None
+
+
+@dataclass
+class CallSpan:
+    """One tool call attempt in a case's timeline."""
+
+    name: str
+    status: CallStatus
+    agent_path: list[str]
+    start: float
+    end: float
+    arguments: str | None = None
+    """The arguments as recorded (JSON text, or the model's invalid text), cut at `case_trace.TEXT_LIMIT`."""
+    result: str | None = None
+    """The result or error text as recorded, cut at `case_trace.TEXT_LIMIT`."""
+    failure_stage: str | None = None
+    output_function: bool = False
+    """An output function: it ran through the tool machinery but produced the run's output."""
+
+
+@dataclass
+class RequestSpan:
+    """One model request in a case's timeline."""
+
+    model: str | None
+    agent_path: list[str]
+    start: float
+    end: float
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = None
+
+
+@dataclass
+class Timeline:
+    """What the agent did in one case, for views that draw it: agents, tool calls, model requests.
+
+    Long runs keep their first `case_trace.TIMELINE_LIMIT` calls and requests; `omitted` counts the rest.
+    """
+
+    agents: list[AgentSpan] = field(default_factory=list)
+    calls: list[CallSpan] = field(default_factory=list)
+    requests: list[RequestSpan] = field(default_factory=list)
+    omitted: int = 0
+
+
+AlignmentStatus = Literal['matched', 'missing', 'extra', 'mismatch']
+
+
+@dataclass
+class AlignedCall:
+    """One row of expected against actual: a paired call, a missing or extra one, or a pair whose
+    arguments differ (`keys` names the differing arguments, `differences` says how)."""
+
+    status: AlignmentStatus
+    expected: str | None = None
+    actual: str | None = None
+    keys: list[str] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Alignment:
+    """An evaluator's expected trajectory against the actual one, row by row in order."""
+
+    result: str
+    """The name of the case result (score or assertion) this alignment explains."""
+    evaluator: str
+    rows: list[AlignedCall] = field(default_factory=list)
+    turn: int | None = None
+    """The turn (from 1) of a case scored turn by turn; `None` for the whole case."""
+
+
 @dataclass
 class CaseResult:
     name: str
@@ -82,6 +171,14 @@ class CaseResult:
     evaluator_errors: list[EvaluatorError] = field(default_factory=list)
     duration: float = 0.0
     """Seconds the recorded run took: its root spans' extent."""
+    trace_id: str | None = None
+    """The evaluated trace (32 hex digits), when known."""
+    span_id: str | None = None
+    """The span the case's results belong to (16 hex digits): the outermost agent run when there is
+    one, else the trace's root (offline) or pydantic-evals' case span (in-process)."""
+    timeline: Timeline | None = None
+    """What the agent did; `None` when the spans were not available to the report."""
+    alignments: list[Alignment] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -151,14 +248,21 @@ class ReportDocument:
 _ADAPTER = TypeAdapter(ReportDocument)
 
 
-def document_from_report(report: EvaluationReport[Any, Any, Any]) -> ReportDocument:
-    """Convert a pydantic-evals report into the versioned document (with averages and totals)."""
-    cases = [_case(c) for c in report.cases]
+def document_from_report(
+    report: EvaluationReport[Any, Any, Any],
+    details: Callable[[ReportCase[Any, Any, Any]], CaseDetails | None] | None = None,
+) -> ReportDocument:
+    """Convert a pydantic-evals report into the versioned document (with averages and totals).
+
+    `details` gives a case's timeline and alignments (`case_trace.case_details`) when its spans were
+    kept; without it, or for a case it has nothing for, the case carries only its trace id.
+    """
+    cases = [_case(c, details(c) if details is not None else None) for c in report.cases]
     failures = [_failure(f) for f in report.failures]
     return ReportDocument(name=report.name, cases=cases, failures=failures).with_derived()
 
 
-def _case(case: ReportCase[Any, Any, Any]) -> CaseResult:
+def _case(case: ReportCase[Any, Any, Any], details: CaseDetails | None) -> CaseResult:
     return CaseResult(
         name=case.name,
         inputs=_jsonable(case.inputs),
@@ -173,6 +277,10 @@ def _case(case: ReportCase[Any, Any, Any]) -> CaseResult:
         metrics={k: v for k, v in sorted(case.metrics.items()) if _finite(v) is not None},
         evaluator_errors=[EvaluatorError(f.name, f.error_message, f.source.name) for f in case.evaluator_failures],
         duration=case.task_duration,
+        trace_id=details.trace_id if details is not None else case.trace_id,
+        span_id=details.span_id if details is not None else case.span_id,
+        timeline=details.timeline if details is not None else None,
+        alignments=details.alignments if details is not None else [],
     )
 
 
