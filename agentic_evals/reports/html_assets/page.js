@@ -1,0 +1,147 @@
+'use strict';
+/* Shared by the agentic-evals HTML pages (reports/html_page.py). Plain JS: no build step, no
+   dependencies, no network. Data reaches the page only as text (textContent, text nodes,
+   setAttribute), never as markup: `AE.h` is the one way elements are built. */
+const AE = (() => {
+  /** The page's embedded payload, parsed (a promise: a compressed payload is inflated first). */
+  async function payload(id = 'payload') {
+    const element = document.getElementById(id);
+    if (element.type !== 'application/gzip-base64') return JSON.parse(element.textContent);
+    const text = element.textContent.trim();
+    let bytes;
+    if (typeof Uint8Array.fromBase64 === 'function') {
+      bytes = Uint8Array.fromBase64(text);
+    } else {
+      const binary = atob(text);
+      bytes = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    }
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return JSON.parse(await new Response(stream).text());
+  }
+
+  // Attributes that could load or run something: never set from h() props.
+  const FORBIDDEN = new Set(['href', 'src', 'srcdoc', 'action', 'formaction', 'style', 'innerHTML', 'outerHTML']);
+
+  /**
+   * A new element: `h('li', {class: 'case', 'aria-expanded': 'false', onclick: fn}, child, ...)`.
+   * Props: `class`, `text` (textContent), `on<event>` (a listener), `css` (an object of style
+   * properties, set through the CSSOM), anything else an attribute (`true` sets it empty; null,
+   * undefined and false skip it). Children: nodes, or strings and numbers (text nodes); arrays are
+   * flattened, null and false skipped.
+   */
+  function h(tag, props, ...children) {
+    const element = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === 'class') element.className = value;
+      else if (key === 'text') element.textContent = String(value);
+      else if (key === 'css') Object.assign(element.style, value);
+      else if (key.startsWith('on') && typeof value === 'function') element.addEventListener(key.slice(2), value);
+      else if (FORBIDDEN.has(key) || key.startsWith('on')) throw new Error(`h(): attribute ${key} is not allowed`);
+      else element.setAttribute(key, value === true ? '' : String(value));
+    }
+    append(element, children);
+    return element;
+  }
+
+  /** Append children (nodes, or values shown as text) to `parent`. */
+  function append(parent, children) {
+    for (const child of [children].flat(Infinity)) {
+      if (child === null || child === undefined || child === false) continue;
+      parent.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return parent;
+  }
+
+  /** A number as a person reads it: integers with separators, others to `digits` decimals (trailing 0s cut). */
+  function number(value, digits = 3) {
+    if (value === null || value === undefined || Number.isNaN(value)) return 'n/a';
+    if (Number.isInteger(value)) return value.toLocaleString('en-US');
+    return Number(value.toFixed(digits)).toLocaleString('en-US', {maximumFractionDigits: digits});
+  }
+
+  /** A fraction (0..1) as a percentage with one decimal: 0.3333 -> "33.3%". */
+  function percent(value) {
+    return value === null || value === undefined ? 'n/a' : `${(value * 100).toFixed(1)}%`;
+  }
+
+  /** Seconds as "850 µs", "12.3 ms" or "1.25 s". */
+  function seconds(value) {
+    if (value === null || value === undefined) return 'n/a';
+    if (value < 0.001) return `${Math.round(value * 1e6)} µs`;
+    if (value < 1) return `${Number((value * 1000).toPrecision(3))} ms`;
+    return `${Number(value.toPrecision(3))} s`;
+  }
+
+  /** A cost in dollars with enough decimals to see small ones. */
+  function cost(value) {
+    if (value === null || value === undefined) return 'n/a';
+    return `$${value >= 1 ? value.toFixed(2) : Number(value.toPrecision(3))}`;
+  }
+
+  /** JSON text indented for reading when it parses as an object or array; anything else as it was. */
+  function prettyJson(text) {
+    if (typeof text !== 'string') return text;
+    const trimmed = text.trim();
+    if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return text;
+    try {
+      return JSON.stringify(JSON.parse(trimmed), null, 2);
+    } catch (e) {
+      return text;
+    }
+  }
+
+  /** `f` called once `ms` after the last of a burst of calls (typing in a search box). */
+  function debounce(f, ms = 150) {
+    let timer = null;
+    return (...args) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => f(...args), ms);
+    };
+  }
+
+  /**
+   * Render `items` into `container` a batch at a time: the first batch now, the next whenever the
+   * "Show more" button after the list comes near the viewport (or is pressed). A long list costs
+   * only what was scrolled to. Returns {shown(): count, reset(items): start again with new items}.
+   */
+  function lazyList(container, items, render, batch = 100) {
+    let shown = 0;
+    let current = items;
+    const more = h('button', {type: 'button', class: 'more', onclick: () => next()});
+    container.after(more);
+    const observer = new IntersectionObserver(
+      (entries) => { if (entries.some((e) => e.isIntersecting)) next(); },
+      {rootMargin: '600px'},
+    );
+    function next() {
+      const fragment = document.createDocumentFragment();
+      const end = Math.min(current.length, shown + batch);
+      for (; shown < end; shown++) fragment.append(render(current[shown], shown));
+      container.append(fragment);
+      more.hidden = shown >= current.length;
+      more.textContent = `Show more (${(current.length - shown).toLocaleString('en-US')} more)`;
+      // Observing again asks for a fresh intersection report: if the button is still in view after
+      // this batch (short rows, a tall window), the next batch follows without a scroll.
+      observer.unobserve(more);
+      if (!more.hidden) observer.observe(more);
+    }
+    function reset(items) {
+      current = items;
+      shown = 0;
+      container.replaceChildren();
+      next();
+    }
+    next();
+    return {shown: () => shown, reset};
+  }
+
+  /** Show a message in place of the page when it cannot be drawn (a broken payload, say). */
+  function fail(error) {
+    document.body.replaceChildren(h('p', {class: 'page-error', role: 'alert'}, `This report cannot be shown: ${error}`));
+    throw error;
+  }
+
+  return {payload, h, append, number, percent, seconds, cost, prettyJson, debounce, lazyList, fail};
+})();

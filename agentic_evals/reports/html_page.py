@@ -1,0 +1,135 @@
+"""One self-contained HTML page: a title, a JSON payload, CSS and JS in a single file.
+
+The HTML views (`html.py`, the report; the comparison view) share this shell. The page needs no
+network (no CDN, no fonts, no images from anywhere) and works opened from disk (`file://`):
+
+- the payload is embedded as data, never as code: `<script type="application/json"
+  id="payload">` with every `<`, `>` and `&` written as a JSON `\\u` escape, so no text in it can
+  close the element or open a comment (`</script>`, `<!--`); a large payload is gzip-compressed
+  and base64-encoded instead (`type="application/gzip-base64"`), and the page inflates it with the
+  browser's own `DecompressionStream`;
+- a Content-Security-Policy allows only this page's own style and script elements (by their
+  SHA-256 hashes) and no fetch, image, font, frame or form target at all, so even a string that
+  somehow became markup could load or run nothing;
+- the shared assets in `html_assets/` (`base.css`, `page.js`) come first: `page.js` defines `AE`,
+  with `AE.payload()` (a promise of the parsed payload, whichever way it was embedded) and
+  `AE.h(...)`, which builds DOM elements with text set through `textContent`, never markup.
+
+Lone surrogates (which UTF-8 cannot encode) travel as JSON escapes and read back as the same text.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import html
+import json
+import re
+from collections.abc import Sequence
+from functools import cache
+from importlib.resources import files
+
+PAYLOAD_ID = 'payload'
+"""The `id` of the payload's `<script>` element (what `AE.payload()` reads)."""
+COMPRESS_ABOVE = 512 * 1024
+"""Payloads of more JSON characters than this are embedded gzip-compressed (base64), by default."""
+SHARED_CSS = ('base.css',)
+SHARED_JS = ('page.js',)
+
+_UNSAFE = re.compile('[<>&\u2028\u2029\ud800-\udfff]')
+
+
+def asset(name: str) -> str:
+    """The text of `html_assets/<name>` (package data, shipped in the wheel)."""
+    return _read_asset(name)
+
+
+@cache
+def _read_asset(name: str) -> str:
+    return files(__package__).joinpath('html_assets').joinpath(name).read_text(encoding='utf-8')
+
+
+def payload_json(payload: object) -> str:
+    """`payload` as compact JSON text that is safe inside a `<script>` element (and valid JSON).
+
+    `<`, `>`, `&`, U+2028/U+2029 and lone surrogates are written as `\\uXXXX` escapes; they only ever
+    occur inside JSON strings, where an escape reads back as the same character.
+    """
+    text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, separators=(',', ':'))
+    return _UNSAFE.sub(lambda m: f'\\u{ord(m[0]):04x}', text)
+
+
+def render_page(
+    title: str,
+    payload: object,
+    *,
+    css: Sequence[str] = (),
+    js: Sequence[str] = (),
+    body: str = '',
+    compress: bool | None = None,
+    lang: str = 'en',
+) -> str:
+    """The whole HTML document.
+
+    `payload` is any JSON-serialisable value (or JSON text already made). `css` and `js` are the
+    page's own stylesheets and scripts as text (`asset(name)` reads a shared one), added after the
+    shared `base.css` and `page.js`. `body` is static markup for the page's skeleton: it must not hold
+    data (data goes in the payload and reaches the page through `textContent`). `compress`: gzip
+    the payload (default: when it is larger than `COMPRESS_ABOVE`).
+    """
+    data = payload_json(payload)
+    if compress is None:
+        compress = len(data) > COMPRESS_ABOVE
+    if compress:
+        packed = gzip.compress(data.encode('utf-8'), compresslevel=9, mtime=0)
+        data_element = (
+            f'<script type="application/gzip-base64" id="{PAYLOAD_ID}">'
+            f'{base64.b64encode(packed).decode("ascii")}</script>'
+        )
+    else:
+        data_element = f'<script type="application/json" id="{PAYLOAD_ID}">{data}</script>'
+    styles = [asset(name) for name in SHARED_CSS] + list(css)
+    scripts = [asset(name) for name in SHARED_JS] + list(js)
+    style = '\n' + '\n'.join(styles) + '\n'  # exactly the element's content: its hash is in the policy
+    script = '\n' + '\n'.join(scripts) + '\n'
+    for text, what in ((style, 'CSS'), (script, 'JS')):
+        if re.search(r'</(style|script)', text, re.IGNORECASE):
+            raise ValueError(f'the page {what} contains a closing tag, which would end its element')
+    policy = '; '.join(
+        [
+            "default-src 'none'",
+            f"style-src '{_sha256(style)}'",
+            f"script-src '{_sha256(script)}'",
+            'img-src data:',
+            "base-uri 'none'",
+            "form-action 'none'",
+        ]
+    )
+    return (
+        '<!DOCTYPE html>\n'
+        f'<html lang="{html.escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        f'<title>{html.escape(title, quote=False)}</title>\n'
+        f'<style>{style}</style>\n</head>\n<body>\n{body}\n{data_element}\n'
+        f'<script>{script}</script>\n</body>\n</html>\n'
+    )
+
+
+def _sha256(text: str) -> str:
+    digest = hashlib.sha256(text.encode('utf-8')).digest()
+    return 'sha256-' + base64.b64encode(digest).decode('ascii')
+
+
+def read_payload(page: str) -> object:
+    """The payload embedded in a page made by `render_page` (for tests and tools), parsed."""
+    kinds = 'application/json|application/gzip-base64'
+    match = re.search(rf'<script type="({kinds})" id="{PAYLOAD_ID}">(.*?)</script>', page, re.DOTALL)
+    if match is None:
+        raise ValueError('no payload in this page')
+    kind, text = match.groups()
+    if kind == 'application/gzip-base64':
+        text = gzip.decompress(base64.b64decode(text)).decode('utf-8')
+    return json.loads(text)
