@@ -23,6 +23,7 @@ from pydantic_evals.evaluators import EvaluationResult
 from pydantic_evals.otel.span_tree import SpanTree
 from pydantic_evals.reporting import ReportCase
 
+from ..conventions.pydantic_evals import TASK_SPAN
 from ..conversations import trajectory_from_messages
 from ..evaluators._base import TrajectoryEvaluator
 from ..evaluators.order import TrajectoryMatch
@@ -34,7 +35,7 @@ from ..scoring.call_matching import CallView, canonical_json
 from ..scoring.tool_call_match import ToolCallMatchResult, show
 from ..trajectory.extract import extract_trajectory
 from ..trajectory.trajectory import Trajectory
-from .document import AgentSpan, AlignedCall, Alignment, CallSpan, RequestSpan, Timeline
+from .document import AgentSpan, AlignedCall, Alignment, CallSpan, RequestSpan, Timeline, known_id
 
 TEXT_LIMIT = 2000
 """Characters kept of a call's arguments or result: enough to read, bounded for 10,000 cases."""
@@ -58,15 +59,17 @@ def case_details(tree: SpanTree, case: ReportCase[Any, Any, Any]) -> CaseDetails
     """The timeline of `tree` (the case's spans) and the alignment of each expectation in the case's results."""
     trajectory = extract_trajectory(tree)
     agents = trajectory.agents
-    span_id = f'{agents[0].span_id:016x}' if agents else case.span_id
-    return CaseDetails(case.trace_id, span_id, timeline(tree, trajectory), alignments(case, trajectory))
+    span_id = f'{agents[0].span_id:016x}' if agents else known_id(case.span_id)
+    return CaseDetails(known_id(case.trace_id), span_id, timeline(tree, trajectory), alignments(case, trajectory))
 
 
 def case_trees(spans: Iterable[ReadableSpan]) -> Callable[[ReportCase[Any, Any, Any]], SpanTree | None]:
-    """For in-process reports: each case's spans, found under its pydantic-evals case span by `span_id`.
+    """For in-process reports: each case's spans, found beneath its pydantic-evals case span by `span_id`.
 
-    `spans` are what `capture()` recorded around `Dataset.evaluate`; a case whose span is not among
-    them (no tracer provider, or spans from elsewhere) gets `None`.
+    `spans` are what `capture()` recorded around `Dataset.evaluate`. pydantic-evals records its case
+    span only when Logfire is configured (`logfire.configure(send_to_logfire=False)` is enough);
+    otherwise the case has no span id and gets `None`. Only the task's spans are taken, never the
+    evaluators' (an LLM judge's model requests are not the agent's).
     """
     children: dict[tuple[int, int], list[ReadableSpan]] = {}
     for span in spans:
@@ -75,9 +78,12 @@ def case_trees(spans: Iterable[ReadableSpan]) -> Callable[[ReportCase[Any, Any, 
             children.setdefault((context.trace_id, parent.span_id), []).append(span)
 
     def tree_of(case: ReportCase[Any, Any, Any]) -> SpanTree | None:
-        if case.trace_id is None or case.span_id is None:
+        trace_id, span_id = _number(case.trace_id), _number(case.span_id)
+        if trace_id is None or span_id is None:
             return None
-        trace_id, stack = int(case.trace_id, 16), [int(case.span_id, 16)]
+        below = children.get((trace_id, span_id), [])
+        tasks = [s for s in below if s.name == TASK_SPAN and s.context is not None]
+        stack = [s.context.span_id for s in tasks if s.context is not None] if tasks else [span_id]
         found: list[ReadableSpan] = []
         while stack:
             for child in children.get((trace_id, stack.pop()), ()):
@@ -91,6 +97,16 @@ def case_trees(spans: Iterable[ReadableSpan]) -> Callable[[ReportCase[Any, Any, 
         return tree
 
     return tree_of
+
+
+def _number(hex_id: str | None) -> int | None:
+    if not hex_id:
+        return None
+    try:
+        number = int(hex_id, 16)
+    except ValueError:
+        return None
+    return number or None
 
 
 # -- the timeline --------------------------------------------------------------------------------------

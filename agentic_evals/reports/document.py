@@ -277,11 +277,19 @@ def _case(case: ReportCase[Any, Any, Any], details: CaseDetails | None) -> CaseR
         metrics={k: v for k, v in sorted(case.metrics.items()) if _finite(v) is not None},
         evaluator_errors=[EvaluatorError(f.name, f.error_message, f.source.name) for f in case.evaluator_failures],
         duration=case.task_duration,
-        trace_id=details.trace_id if details is not None else case.trace_id,
-        span_id=details.span_id if details is not None else case.span_id,
+        trace_id=details.trace_id if details is not None else known_id(case.trace_id),
+        span_id=details.span_id if details is not None else known_id(case.span_id),
         timeline=details.timeline if details is not None else None,
         alignments=details.alignments if details is not None else [],
     )
+
+
+def known_id(hex_id: str | None) -> str | None:
+    """The id, or `None` for none or for the all-zero id pydantic-evals reports for a span never recorded
+    (Logfire not configured): a zero trace id would parent results to nothing."""
+    if not hex_id or not hex_id.strip('0'):
+        return None
+    return hex_id
 
 
 def _failure(failure: ReportCaseFailure[Any, Any, Any]) -> CaseFailure:
