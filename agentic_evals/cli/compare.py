@@ -34,6 +34,12 @@ def add_parser(commands: Any) -> None:
         help='allowed drop of an average or pass rate (0..1 fractions), default 0',
     )
     compare.add_argument('--markdown', metavar='PATH', type=Path, help='write the comparison as Markdown')
+    compare.add_argument(
+        '--html',
+        metavar='PATH',
+        type=Path,
+        help='write the comparison as one self-contained HTML page: deltas, cases, both runs side by side',
+    )
     compare.set_defaults(handler=handle)
 
 
@@ -45,9 +51,15 @@ def handle(args: argparse.Namespace) -> int:
     from .common import write_text
 
     comparison = compare_documents(read_document(args.baseline), read_document(args.candidate), args.tolerance)
+    for path in (args.markdown, args.html):  # both, before either is written
+        if path is not None:
+            check_writable(path)
     if args.markdown is not None:
-        check_writable(args.markdown)
         write_text(args.markdown, render_comparison_markdown(comparison))
+    if args.html is not None:
+        from ..reports.html_compare import render_comparison_html
+
+        write_text(args.html, render_comparison_html(comparison))
     console = make_console(sys.stdout)
     print_comparison(comparison, console)
     print_verdict(console, comparison.summary, passed=comparison.passed)
