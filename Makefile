@@ -13,7 +13,7 @@ PY310_CANDIDATES := python3.10 $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/pyth
 MIN_PYTHON ?= $(firstword $(shell for p in $(PY310_CANDIDATES); do $$p -c '' >/dev/null 2>&1 && echo $$p; done) $(PYTHON))
 MIN_VENV := .venv-min
 
-.PHONY: install demo test test-fast lint typecheck pytest test-min bench bench-frameworks bench-langchain fuzz clean
+.PHONY: install demo test test-fast lint typecheck pytest test-min bench bench-frameworks bench-langchain fuzz clean browser
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,10 +30,28 @@ lint: install
 	$(BIN)/ruff check agentic_evals tests benchmarks fixtures examples docs
 	$(BIN)/ruff format --check agentic_evals tests benchmarks fixtures examples docs
 
+# Debian's chromium, which the HTML report's browser tests open reports in (Playwright drives it and never
+# downloads a browser). Installed with apt-get as root, through sudo otherwise; nothing to do when it is there.
+# AGENTIC_EVALS_CHROMIUM names another chromium; AGENTIC_EVALS_SKIP_BROWSER=1 skips the browser tests instead.
+browser:
+	@if command -v chromium >/dev/null 2>&1 || [ -x "$$AGENTIC_EVALS_CHROMIUM" ] || [ "$$AGENTIC_EVALS_SKIP_BROWSER" = 1 ]; then \
+		exit 0; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+		echo "make browser: chromium is missing and there is no apt-get; install chromium, set AGENTIC_EVALS_CHROMIUM" \
+			"to its path, or set AGENTIC_EVALS_SKIP_BROWSER=1 to skip the browser tests" >&2; exit 1; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; \
+	elif command -v sudo >/dev/null 2>&1; then \
+		sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; \
+	else \
+		echo "make browser: chromium is missing; as root: apt-get install chromium (or set AGENTIC_EVALS_CHROMIUM, or" \
+			"AGENTIC_EVALS_SKIP_BROWSER=1 to skip the browser tests)" >&2; exit 1; \
+	fi
+
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install
+pytest: install browser
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
@@ -51,7 +69,7 @@ $(MIN_VENV)/.installed: pyproject.toml Makefile
 	touch $@
 
 # The whole suite against the oldest supported versions.
-test-min: $(MIN_VENV)/.installed
+test-min: $(MIN_VENV)/.installed browser
 	$(MIN_VENV)/bin/python --version
 	$(MIN_VENV)/bin/pytest -q
 
