@@ -71,6 +71,7 @@ def add_parser(commands: Any) -> None:
     run.add_argument('--json', metavar='PATH', type=Path, help='write the report as JSON (agentic-evals/report@1)')
     run.add_argument('--junit', metavar='PATH', type=Path, help='write JUnit XML: one testcase per case and result')
     run.add_argument('--markdown', metavar='PATH', type=Path, help='write a Markdown summary (PR comment, job summary)')
+    run.add_argument('--html', metavar='PATH', type=Path, help='write an HTML report: one self-contained file')
     gates = run.add_argument_group('gates')
     gates.add_argument(
         '--allow-failures',
@@ -144,7 +145,7 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError('run needs DATASET and at least one TRACES argument (or --evaluators FILE and TRACES)')
     else:
         suite, sources = load_dataset(Path(paths[0])), paths[1:]
-    for path in (args.json, args.junit, args.markdown):
+    for path in (args.json, args.junit, args.markdown, args.html):
         if path is not None:
             check_writable(path)
     gates = Gates(
@@ -170,6 +171,10 @@ def handle(args: argparse.Namespace) -> int:
         write_text(args.junit, render_junit(document, gates, verdict))
     if args.markdown is not None:
         write_text(args.markdown, render_markdown(document, gates, verdict))
+    if args.html is not None:
+        from ..reports.html import render_html
+
+        write_text(args.html, render_html(document, gates, verdict))
     console = make_console(sys.stdout)
     print_report(document, gates, console, reasons=args.reasons, quiet=args.quiet)
     print_verdict(console, verdict.summary, passed=verdict.passed)

@@ -80,16 +80,53 @@ const AE = (() => {
     return `$${value >= 1 ? value.toFixed(2) : Number(value.toPrecision(3))}`;
   }
 
-  /** JSON text indented for reading when it parses as an object or array; anything else as it was. */
+  /**
+   * JSON text indented for reading when it parses as an object or array; anything else as it was.
+   * The text itself is re-indented, not parsed and printed again, so numbers keep their spelling
+   * (`250.0` stays `250.0`, a 20-digit integer keeps every digit).
+   */
   function prettyJson(text) {
     if (typeof text !== 'string') return text;
     const trimmed = text.trim();
     if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return text;
     try {
-      return JSON.stringify(JSON.parse(trimmed), null, 2);
+      JSON.parse(trimmed);
     } catch (e) {
       return text;
     }
+    let out = '';
+    let depth = 0;
+    const newline = () => '\n' + '  '.repeat(depth);
+    for (let i = 0; i < trimmed.length; i++) {
+      const ch = trimmed[i];
+      if (ch === '"') { // a string, copied as it is (escapes included)
+        let j = i + 1;
+        while (trimmed[j] !== '"') j += trimmed[j] === '\\' ? 2 : 1;
+        out += trimmed.slice(i, j + 1);
+        i = j;
+      } else if (ch === '{' || ch === '[') {
+        const close = ch === '{' ? '}' : ']';
+        let j = i + 1;
+        while (' \t\n\r'.includes(trimmed[j])) j++;
+        if (trimmed[j] === close) { // empty: {} or []
+          out += ch + close;
+          i = j;
+        } else {
+          depth++;
+          out += ch + newline();
+        }
+      } else if (ch === '}' || ch === ']') {
+        depth--;
+        out += newline() + ch;
+      } else if (ch === ',') {
+        out += ',' + newline();
+      } else if (ch === ':') {
+        out += ': ';
+      } else if (!' \t\n\r'.includes(ch)) {
+        out += ch;
+      }
+    }
+    return out;
   }
 
   /** `f` called once `ms` after the last of a burst of calls (typing in a search box). */

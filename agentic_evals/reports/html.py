@@ -1,0 +1,377 @@
+"""The HTML report: one self-contained file that a person opens from disk (`run --html`, `render`).
+
+It shows the summary (cases, verdict, each gate's outcome, averages and pass rates, run metrics),
+then every case, failed cases first: each result's value and reason, the case's timeline (agents
+as lanes, tool calls as bars by status, model requests with their tokens; every call opens to its
+arguments and result) and its expectations aligned against what happened. Filters (failed only,
+by evaluator, by agent) and a search narrow the list.
+
+The page is drawn in the browser from a compact JSON payload (`payload`) by `html_assets/report.js`,
+inside the shell of `html_page.py` (no network, a Content-Security-Policy, the payload embedded as
+data). Every string of data is passed through `visible` here and reaches the page through
+`textContent`, never as markup. At 10,000 cases the list is rendered a batch at a time as it is
+scrolled to and a case's details only when it is opened; the payload is compressed when large.
+
+`render_html(document, gates, verdict) -> str` is the view (what the CLI and the benchmarks call).
+Once the summary and the first rows of the case list are in the DOM, the page sets `data-ready` on
+`<body>`: `READY_SELECTOR` (`body[data-ready]`) is what a test or a benchmark waits for.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .document import (
+    Alignment,
+    CaseFailure,
+    CaseResult,
+    ReportDocument,
+    Timeline,
+    document_from_report,
+)
+from .gates import (
+    DURATION,
+    Gates,
+    Verdict,
+    cases_above,
+    cases_below,
+    check_gates,
+    format_metric,
+    format_number,
+    metric_mean,
+)
+from .html_page import asset, render_page
+from .text import visible
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan
+    from pydantic_evals.reporting import EvaluationReport
+
+    from ..capturing import Capture
+
+READY_SELECTOR = 'body[data-ready]'
+"""Matches once the summary and the first rows of the case list are shown."""
+PAYLOAD_VERSION = 1
+VALUE_LIMIT = 4000
+"""Characters shown of a case's inputs, output, expected output and metadata (as JSON text)."""
+NO_TIMELINE = 'No timeline: the report holds no spans for this case.'
+NO_SPANS = 'No timeline: no spans were given (pass spans= with what capture() recorded around the evaluation).'
+STATUS_CODES = {'ok': 0, 'failed': 1, 'deferred': 2}
+"""A call's status in the payload (report.js reads the same codes)."""
+RUN_METRICS = ('requests', 'input_tokens', 'output_tokens', 'total_tokens', 'cost')
+
+
+def render_html(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_timeline: str = NO_TIMELINE) -> str:
+    """The report as one HTML document (text). `no_timeline` is what a case without a timeline says."""
+    title = f'{visible(document.name, newlines=False)} — agentic-evals report'
+    return render_page(
+        title,
+        payload(document, gates, verdict, no_timeline=no_timeline),
+        css=[asset('report.css')],
+        js=[asset('report.js')],
+        body=_SKELETON,
+    )
+
+
+def html_report(
+    report: EvaluationReport[Any, Any, Any],
+    *,
+    spans: Capture | Iterable[ReadableSpan] | None = None,
+    gates: Gates | None = None,
+) -> str:
+    """The HTML report of a pydantic-evals `EvaluationReport` (from `Dataset.evaluate`), as text.
+
+    `spans`: what `capture()` recorded around the evaluation (the `Capture`, or its `.spans`), so
+    each case shows its timeline and alignments; without them every result is still shown, and each
+    case says that no spans were given. `gates`: the gates whose verdict the report shows (default:
+    every assertion must pass, as `run` with no gate flags).
+    """
+    from .case_trace import case_details, case_trees
+
+    if spans is None:
+        document = document_from_report(report)
+        note = NO_SPANS
+    else:
+        found = spans.spans if hasattr(spans, 'spans') else list(spans)
+        tree_of = case_trees(found)
+
+        def details(case: Any) -> Any:
+            tree = tree_of(case)
+            return case_details(tree, case) if tree is not None else None
+
+        document = document_from_report(report, details)
+        note = NO_TIMELINE
+    gates = gates if gates is not None else Gates()
+    return render_html(document, gates, check_gates(document, gates), no_timeline=note)
+
+
+def write_html_report(
+    report: EvaluationReport[Any, Any, Any],
+    path: str | Path,
+    *,
+    spans: Capture | Iterable[ReadableSpan] | None = None,
+    gates: Gates | None = None,
+) -> Path:
+    """Write `html_report(report, spans=..., gates=...)` to `path` (UTF-8) and return the path."""
+    target = Path(path)
+    target.write_text(html_report(report, spans=spans, gates=gates), encoding='utf-8')
+    return target
+
+
+# -- the payload -------------------------------------------------------------------------------------
+#
+# Compact for 10,000 cases: short keys, lists for calls and requests, empty fields left out. report.js
+# is its one reader; the layout is documented there, beside the code that reads it.
+
+
+def payload(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_timeline: str = NO_TIMELINE) -> Any:
+    """What report.js draws, every data string passed through `visible`."""
+    below = _below_case_gates(document, gates)
+    cases = [_case(c, gates, below.get(c.name, [])) for c in document.cases]
+    cases += [_failure(f) for f in document.failures]
+    cases.sort(key=lambda c: (c['s'] != 'fail', c['n']))
+    totals = document.totals
+    evaluators = sorted(
+        {r.evaluator or name for c in document.cases for name, r in _results(c)}
+        | {e.evaluator or e.name for c in document.cases for e in c.evaluator_errors}
+    )
+    agents = sorted({a.name for c in document.cases if c.timeline for a in c.timeline.agents})
+    return {
+        'v': PAYLOAD_VERSION,
+        'name': visible(document.name),
+        'verdict': {
+            'passed': verdict.passed,
+            'summary': visible(verdict.summary),
+            'gates': [[visible(r.gate), r.passed, visible(r.detail)] for r in verdict.results],
+        },
+        'totals': {
+            'cases': totals.cases,
+            'failed': sum(c['s'] == 'fail' for c in cases),
+            'failed_results': totals.failed_cases,
+            'case_failures': totals.case_failures,
+            'assertions': totals.assertions,
+            'failed_assertions': totals.failed_assertions,
+            'evaluator_errors': totals.evaluator_errors,
+        },
+        'averages': _averages(document, gates),
+        'metrics': _run_metrics(document),
+        'evaluators': [visible(e) for e in evaluators],
+        'agents': [visible(a) for a in agents],
+        'no_timeline': visible(no_timeline),
+        'cases': cases,
+    }
+
+
+def _results(case: CaseResult) -> list[tuple[str, Any]]:
+    return [*case.scores.items(), *case.assertions.items(), *case.labels.items()]
+
+
+def _case(case: CaseResult, gates: Gates, case_gates: list[list[Any]]) -> dict[str, Any]:
+    rows: list[list[Any]] = []
+    low = False
+    for name, score in case.scores.items():
+        thresholds = [t for t in (gates.threshold_for(name), gates.case_threshold_for(name)) if t is not None]
+        failing = [t for t in thresholds if score.value is None or score.value < t]
+        mark = 0
+        if failing:
+            mark = 1 if gates.case_threshold_for(name) in failing else 2  # 2: below the average's gate only
+            low = low or mark == 1
+        rows.append(['s', visible(name), score.value, _text(score.reason), _text(score.evaluator), mark])
+    for name, assertion in case.assertions.items():
+        mark = 0 if assertion.value else 1
+        rows.append(['a', visible(name), assertion.value, _text(assertion.reason), _text(assertion.evaluator), mark])
+    for name, label in case.labels.items():
+        rows.append(['l', visible(name), visible(label.value), _text(label.reason), _text(label.evaluator), 0])
+    for error in case.evaluator_errors:
+        rows.append(['e', visible(error.name), None, visible(error.message), _text(error.evaluator), 1])
+    rows += case_gates
+    failed = case.failed or low or bool(case_gates)
+    entry: dict[str, Any] = {'n': visible(case.name), 's': 'fail' if failed else 'pass', 'R': rows}
+    metrics = {visible(k): v for k, v in case.metrics.items()}
+    metrics[DURATION] = case.duration
+    entry['m'] = metrics
+    _values(entry, case.inputs, case.output, case.expected_output, case.metadata)
+    if case.trace_id:
+        entry['tr'] = visible(case.trace_id)
+    if case.span_id:
+        entry['sp'] = visible(case.span_id)
+    if case.timeline is not None:
+        entry['T'] = _timeline(case.timeline)
+    if case.alignments:
+        entry['X'] = [_alignment(a) for a in case.alignments]
+    return entry
+
+
+def _failure(failure: CaseFailure) -> dict[str, Any]:
+    entry: dict[str, Any] = {'n': visible(failure.name), 's': 'fail', 'F': visible(failure.error), 'R': []}
+    _values(entry, failure.inputs, None, failure.expected_output, failure.metadata)
+    return entry
+
+
+def _values(entry: dict[str, Any], inputs: Any, output: Any, expected: Any, metadata: Any) -> None:
+    for key, value in (('in', inputs), ('out', output), ('exp', expected), ('meta', metadata)):
+        if value is not None:
+            entry[key] = _json_text(value)
+
+
+def _json_text(value: Any) -> str:
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+        except (TypeError, ValueError, RecursionError):
+            text = repr(value)
+    if len(text) > VALUE_LIMIT:
+        text = f'{text[:VALUE_LIMIT]}… ({len(text) - VALUE_LIMIT:,} more characters)'
+    return visible(text)
+
+
+def _text(value: str | None) -> str | None:
+    return visible(value) if value is not None else None
+
+
+def _timeline(timeline: Timeline) -> dict[str, Any]:
+    """Lanes (`L`: agent paths, outermost first), agent runs (`A`), calls (`C`), requests (`Q`)."""
+    lanes: dict[tuple[str, ...], int] = {}
+
+    def lane(path: Iterable[str]) -> int:
+        return lanes.setdefault(tuple(visible(p) for p in path), len(lanes))
+
+    agents = [[lane(a.path), a.start, a.end] for a in timeline.agents]
+    calls = [
+        [
+            lane(c.agent_path),
+            visible(c.name),
+            STATUS_CODES.get(c.status, 0),
+            c.start,
+            c.end,
+            _text(c.arguments),
+            _text(c.result),
+            _text(c.failure_stage),
+            int(c.output_function),
+        ]
+        for c in timeline.calls
+    ]
+    requests = [
+        [lane(r.agent_path), _text(r.model), r.start, r.end, r.input_tokens, r.output_tokens, r.cost]
+        for r in timeline.requests
+    ]
+    entry: dict[str, Any] = {'L': [list(path) for path in lanes], 'A': agents, 'C': calls, 'Q': requests}
+    if timeline.omitted:
+        entry['o'] = timeline.omitted
+    return entry
+
+
+def _alignment(alignment: Alignment) -> list[Any]:
+    rows = [
+        [
+            row.status,
+            _text(row.expected),
+            _text(row.actual),
+            [visible(k) for k in row.keys],
+            [visible(d) for d in row.differences],
+        ]
+        for row in alignment.rows
+    ]
+    return [visible(alignment.result), visible(alignment.evaluator), alignment.turn, rows]
+
+
+def _below_case_gates(document: ReportDocument, gates: Gates) -> dict[str, list[list[Any]]]:
+    """Per case, rows for what it fails of the per-case gates beyond its own failed results: a score
+    below `--min-case-score` is marked on its row; a missing result or a metric over its limit is a row."""
+    rows: dict[str, list[list[Any]]] = {}
+    for name in dict.fromkeys(g.name for g in gates.min_case_scores):
+        threshold = gates.case_threshold_for(name)
+        if threshold is None:
+            continue
+        for case, what in cases_below(document, gates, name, threshold):
+            if what in ('no value', 'n/a'):
+                reason = f'no result; min-case-score {format_number(threshold)}'
+                rows.setdefault(case, []).append(['g', visible(name), 'missing', visible(reason), None, 1])
+    for name in dict.fromkeys(g.name for g in gates.max_case_metrics):
+        limit = gates.case_metric_limit_for(name)
+        if limit is None:
+            continue
+        for case, what in cases_above(document, name, limit):
+            if what == 'not run':
+                continue
+            shown = 'missing' if what == 'not recorded' else f'{what} > {format_metric(name, limit)}'
+            reason = f'max-case-metric {format_metric(name, limit)}'
+            rows.setdefault(case, []).append(['g', visible(name), visible(shown), visible(reason), None, 1])
+    return rows
+
+
+def _averages(document: ReportDocument, gates: Gates) -> list[list[Any]]:
+    """Rows of [name, kind, shown value, gate text, gate status]: status 1 passes, 0 fails, None no gate."""
+    rows: list[list[Any]] = []
+    averages = document.averages
+    for name, value in averages.scores.items():
+        gate, status = _threshold_gate(document, gates, name, value)
+        rows.append([visible(name), 'score', format_number(value, gates.threshold_for(name)), gate, status])
+    for name, rate in averages.assertions.items():
+        values = [c.assertions[name].value for c in document.cases if name in c.assertions]
+        shown = f'{rate:.1%} ({sum(values)}/{len(values)})'
+        gate, status = _threshold_gate(document, gates, name, rate)
+        if not gate:
+            if rate == 1.0:
+                gate, status = 'all pass', 1
+            elif gates.allow_failures:
+                gate, status = 'failures allowed', None
+            else:
+                gate, status = 'all must pass', 0
+        rows.append([visible(name), 'assertion', shown, gate, status])
+    for name, shares in averages.labels.items():
+        shown = ', '.join(f'{visible(v)}: {s:.0%}' for v, s in shares.items())
+        rows.append([visible(name), 'label', shown, '', None])
+    return rows
+
+
+def _threshold_gate(document: ReportDocument, gates: Gates, name: str, value: float) -> tuple[str, int | None]:
+    parts: list[str] = []
+    status: int | None = None
+    threshold = gates.threshold_for(name)
+    if threshold is not None:
+        passed = value >= threshold or format_number(value, threshold) == format_number(threshold, value)
+        op = '>=' if passed else '<'
+        parts.append(f'average {op} {format_number(threshold, value)}')
+        status = int(passed)
+    case_threshold = gates.case_threshold_for(name)
+    if case_threshold is not None:
+        failing = cases_below(document, gates, name, case_threshold)
+        bound = format_number(case_threshold)
+        parts.append(f'each >= {bound}' if not failing else f'{len(failing)} case(s) below {bound} or missing')
+        status = int(not failing) if status is None else min(status, int(not failing))
+    return '; '.join(parts), status
+
+
+def _run_metrics(document: ReportDocument) -> list[list[Any]]:
+    """Rows of [name, shown mean, recorded by how many cases] for the run metrics: standard ones first."""
+    recorded = {n for c in document.cases for n in c.metrics}
+    names = [n for n in RUN_METRICS if n in recorded] + sorted(recorded - set(RUN_METRICS))
+    rows: list[list[Any]] = []
+    for name in [*names, DURATION]:
+        mean = metric_mean(document, name)
+        if mean is None:
+            continue
+        count = sum(1 for c in document.cases if name == DURATION or name in c.metrics)
+        shown = format_metric(name, mean) if name in (DURATION, 'cost') else _count(mean)
+        rows.append([visible(name), shown, count])
+    return rows
+
+
+def _count(mean: float) -> str:
+    return f'{mean:,.0f}' if float(mean).is_integer() else f'{mean:,.1f}'
+
+
+_SKELETON = """<noscript><p class="page-error">This report is drawn by JavaScript:
+allow scripts for this file to see it.</p></noscript>
+<header id="top"></header>
+<main>
+<section id="summary" aria-label="Summary"></section>
+<section id="cases" aria-label="Cases"></section>
+</main>"""
+"""Static markup only (no data): report.js fills these elements."""

@@ -1,0 +1,453 @@
+'use strict';
+/* The HTML report (reports/html.py): draws the summary and the case list from the payload.
+
+   Payload (built by html.py's `payload`, every string already passed through `visible`):
+     name, verdict {passed, summary, gates: [[gate, passed, detail]]},
+     totals {cases, failed, failed_results, case_failures, assertions, failed_assertions, evaluator_errors},
+     averages [[name, kind, shown, gate text, gate status 1/0/null]], metrics [[name, shown mean, cases]],
+     evaluators [names], agents [names], no_timeline (text), cases [case], failed cases first.
+   A case: n name, s 'fail' | 'pass', F the error of a case that did not run,
+     R results [[kind, name, value, reason, evaluator, mark]]: kind s score, a assertion, l label,
+       e evaluator error, g a per-case gate the case fails; mark 0 fine, 1 failed, 2 below a min-score,
+     m metrics {name: value, duration}, in / out / exp / meta (JSON text), tr trace id, sp span id,
+     T timeline {L lanes [agent path], A agents [[lane, start, end]],
+       C calls [[lane, name, status 0 ok / 1 failed / 2 deferred, start, end, arguments, result, failure stage,
+         output function 0/1]], Q requests [[lane, model, start, end, input tokens, output tokens, cost]],
+       o omitted},
+     X alignments [[result, evaluator, turn, rows [[status, expected, actual, keys, differences]]]].
+
+   Nothing here is rendered before it is needed: the list a batch at a time (AE.lazyList), a case's
+   details when it is first opened. <body data-ready> says the summary and first rows are shown. */
+(() => {
+  const {h} = AE;
+  const STATUS = ['ok', 'failed', 'deferred'];
+  const STATUS_TEXT = {ok: '✓ ok', failed: '✗ failed', deferred: '⏸ deferred'};
+  const ALIGN_TEXT = {matched: '= matched', missing: '− missing', extra: '+ extra', mismatch: '≠ wrong arguments'};
+  const ALL = '';
+
+  AE.payload().then(draw).catch(AE.fail);
+
+  function draw(data) {
+    drawHeader(data);
+    drawSummary(data);
+    drawCases(data);
+    document.body.dataset.ready = '';
+  }
+
+  // -- header and summary -------------------------------------------------------------------------
+
+  function drawHeader(data) {
+    const passed = data.verdict.passed;
+    document.getElementById('top').append(
+      h('h1', null, data.name, ' ', h('span', {class: `badge ${passed ? 'pass' : 'fail'}`, id: 'verdict'}, passed ? 'PASS' : 'FAIL')),
+      h('p', {class: 'verdict-line', id: 'verdict-summary'}, data.verdict.summary),
+    );
+  }
+
+  function drawSummary(data) {
+    const t = data.totals;
+    const section = document.getElementById('summary');
+    const passedAssertions = t.assertions - t.failed_assertions;
+    const failedNote = t.failed > t.failed_results ? ` (${t.failed - t.failed_results} by a per-case gate only)` : '';
+    section.append(
+      h('div', {class: 'tiles'},
+        tile('cases', t.cases, 'cases'),
+        tile('failed', t.failed, 'failed' + failedNote, t.failed ? 'fail' : 'pass'),
+        tile('passed', t.cases - t.failed, 'passed'),
+        tile('case-failures', t.case_failures, 'did not run', t.case_failures ? 'fail' : null),
+        tile('assertions', `${passedAssertions}/${t.assertions}`, 'assertions passed', t.failed_assertions ? 'fail' : null),
+        tile('evaluator-errors', t.evaluator_errors, 'evaluator errors', t.evaluator_errors ? 'fail' : null),
+      ),
+    );
+    section.append(h('h2', null, 'Gates'), table(
+      ['Gate', 'Outcome', 'Detail'],
+      data.verdict.gates.map(([gate, passed, detail]) => [gate, badge(passed ? 'pass' : 'fail', passed ? 'pass' : 'fail'), detail]),
+      'gates',
+    ));
+    if (data.averages.length) {
+      section.append(h('h2', null, 'Averages and pass rates'), table(
+        ['Result', 'Kind', 'Average / pass rate', 'Gate'],
+        data.averages.map(([name, kind, shown, gate, status]) => [
+          name, kind, shown,
+          status === null || status === undefined ? gate : [badge(status ? 'pass' : 'fail', status ? 'pass' : 'fail'), ' ', gate],
+        ]),
+        'averages',
+      ));
+    }
+    if (data.metrics.length) {
+      section.append(h('h2', null, 'Run metrics (average per case)'), table(
+        ['Metric', 'Average', 'Cases'],
+        data.metrics.map(([name, shown, count]) => [name, shown, AE.number(count)]),
+        'metrics',
+      ));
+    }
+  }
+
+  function tile(key, value, label, kind) {
+    return h('div', {class: `tile ${kind || ''}`, 'data-stat': key},
+      h('span', {class: 'tile-value'}, typeof value === 'number' ? AE.number(value) : value),
+      h('span', {class: 'tile-label'}, label));
+  }
+
+  function badge(kind, text) {
+    return h('span', {class: `badge ${kind}`}, text);
+  }
+
+  /** A table; `rows` are lists of cells (text, a node, or a list of them). */
+  function table(header, rows, id) {
+    return h('table', {id},
+      h('thead', null, h('tr', null, header.map((name) => h('th', {scope: 'col'}, name)))),
+      h('tbody', null, rows.map((cells) => h('tr', null, cells.map((cell) => h('td', null, cell))))));
+  }
+
+  // -- the case list --------------------------------------------------------------------------------
+
+  function drawCases(data) {
+    const section = document.getElementById('cases');
+    const failedOnly = h('input', {type: 'checkbox', id: 'failed-only'});
+    const evaluator = select('evaluator', 'All evaluators', data.evaluators);
+    const agent = select('agent', 'All agents', data.agents);
+    const search = h('input', {type: 'search', id: 'search', placeholder: 'Case, tool or reason', 'aria-label': 'Search cases, tools and reasons'});
+    const count = h('output', {id: 'shown-count', 'aria-live': 'polite'});
+    section.append(
+      h('h2', null, 'Cases'),
+      h('div', {class: 'toolbar', role: 'search'},
+        h('label', null, failedOnly, ' Failed only'),
+        h('label', null, 'Evaluator ', evaluator),
+        data.agents.length ? h('label', null, 'Agent ', agent) : null,
+        h('label', null, 'Search ', search),
+        count),
+    );
+    const list = h('ol', {class: 'case-list', id: 'case-list'});
+    section.append(list);
+    let next = 0; // ids for case bodies (aria-controls), unique across re-renders
+    const render = (c) => caseRow(c, data, next++);
+    const lazy = AE.lazyList(list, data.cases, render);
+
+    function apply() {
+      const query = search.value.trim().toLowerCase();
+      const shown = data.cases.filter((c) =>
+        (!failedOnly.checked || failing(c, evaluator.value)) &&
+        (evaluator.value === ALL || hasEvaluator(c, evaluator.value)) &&
+        (agent.value === ALL || hasAgent(c, agent.value)) &&
+        (!query || haystack(c).includes(query)));
+      lazy.reset(shown);
+      count.textContent = `Showing ${AE.number(shown.length)} of ${AE.number(data.cases.length)} cases`;
+    }
+    failedOnly.addEventListener('change', apply);
+    evaluator.addEventListener('change', apply);
+    agent.addEventListener('change', apply);
+    search.addEventListener('input', AE.debounce(apply, 120));
+    count.textContent = `Showing ${AE.number(data.cases.length)} of ${AE.number(data.cases.length)} cases`;
+  }
+
+  function select(id, all, names) {
+    return h('select', {id}, h('option', {value: ALL}, all), names.map((name) => h('option', {value: name}, name)));
+  }
+
+  const evaluatorOf = (r) => r[4] || r[1];
+
+  /** Failed: the case, or (with an evaluator chosen) that evaluator's result on it. */
+  function failing(c, evaluator) {
+    if (evaluator === ALL) return c.s === 'fail';
+    return c.R.some((r) => r[5] === 1 && evaluatorOf(r) === evaluator);
+  }
+
+  function hasEvaluator(c, evaluator) {
+    return c.R.some((r) => evaluatorOf(r) === evaluator);
+  }
+
+  function hasAgent(c, agent) {
+    return Boolean(c.T) && c.T.L.some((path) => path[path.length - 1] === agent);
+  }
+
+  /** What the search reads, lower-cased once per case: names, tools, agents, reasons, errors. */
+  const haystacks = new WeakMap();
+  function haystack(c) {
+    let text = haystacks.get(c);
+    if (text === undefined) {
+      const parts = [c.n, c.F || ''];
+      for (const r of c.R) parts.push(r[1], r[3] || '', r[4] || '');
+      if (c.T) {
+        for (const call of c.T.C) parts.push(call[1]);
+        for (const path of c.T.L) parts.push(path.join(' '));
+      }
+      text = parts.join('\n').toLowerCase();
+      haystacks.set(c, text);
+    }
+    return text;
+  }
+
+  function caseRow(c, data, index) {
+    const bodyId = `case-${index}`;
+    const body = h('div', {class: 'case-body', id: bodyId, hidden: true});
+    const toggle = h('button', {type: 'button', class: 'case-toggle', 'aria-expanded': 'false', 'aria-controls': bodyId},
+      badge(c.s === 'fail' ? 'fail' : 'pass', c.s === 'fail' ? 'FAIL' : 'PASS'),
+      h('span', {class: 'case-name'}, c.n),
+      h('span', {class: 'case-brief'}, brief(c)));
+    toggle.addEventListener('click', () => {
+      const open = toggle.getAttribute('aria-expanded') !== 'true';
+      if (open && !body.firstChild) caseBody(body, c, data); // details are built on first open only
+      toggle.setAttribute('aria-expanded', String(open));
+      body.hidden = !open;
+    });
+    return h('li', {class: `case ${c.s}`, 'data-case': c.n}, h('h3', {class: 'case-head'}, toggle), body);
+  }
+
+  /** One line under the name: what failed, then the size of the run. */
+  function brief(c) {
+    if (c.F) return `did not run: ${c.F.split('\n')[0]}`;
+    const failed = [...new Set(c.R.filter((r) => r[5] === 1).map((r) => r[1]))];
+    const parts = [];
+    if (failed.length) parts.push(`failed: ${failed.slice(0, 3).join(', ')}${failed.length > 3 ? `, +${failed.length - 3}` : ''}`);
+    if (c.T) parts.push(`${c.T.C.length} call${c.T.C.length === 1 ? '' : 's'}`);
+    if (c.m && c.m.duration !== undefined) parts.push(AE.seconds(c.m.duration));
+    return parts.join(' · ');
+  }
+
+  // -- a case's details -----------------------------------------------------------------------------
+
+  function caseBody(body, c, data) {
+    if (c.F) body.append(h('p', {class: 'case-error', role: 'note'}, h('strong', null, 'This case did not run: '), c.F));
+    if (c.R.length) body.append(h('h4', null, 'Results'), resultsTable(c.R));
+    const metrics = metricsLine(c.m);
+    if (metrics) body.append(h('p', {class: 'case-metrics muted'}, metrics));
+    if (c.X) body.append(h('h4', null, 'Expected against actual'), ...c.X.map(alignmentTable));
+    if (!c.F) {
+      body.append(h('h4', null, 'Timeline'));
+      AE.append(body, c.T ? timeline(c.T) : h('p', {class: 'no-timeline muted'}, data.no_timeline));
+    }
+    for (const [key, label] of [['in', 'Inputs'], ['out', 'Output'], ['exp', 'Expected output'], ['meta', 'Metadata']]) {
+      if (c[key] !== undefined) body.append(h('details', {class: 'value'}, h('summary', null, label), h('pre', null, AE.prettyJson(c[key]))));
+    }
+    if (c.tr) body.append(h('p', {class: 'ids muted'}, `trace ${c.tr}`, c.sp ? ` · span ${c.sp}` : ''));
+  }
+
+  function resultsTable(results) {
+    return h('table', {class: 'results'},
+      h('thead', null, h('tr', null, ['Result', 'Evaluator', 'Value', 'Reason'].map((n) => h('th', {scope: 'col'}, n)))),
+      h('tbody', null, results.map(([kind, name, value, reason, evaluator, mark]) =>
+        h('tr', {class: mark === 1 ? 'failed' : null, 'data-result': name},
+          h('th', {scope: 'row'}, name),
+          h('td', {class: 'muted'}, evaluator && evaluator !== name ? evaluator : ''),
+          h('td', {class: 'value'}, resultValue(kind, value, mark)),
+          h('td', {class: 'reason'}, reason || '')))));
+  }
+
+  function resultValue(kind, value, mark) {
+    if (kind === 'a') return badge(value ? 'pass' : 'fail', value ? 'pass' : 'fail');
+    if (kind === 'e') return badge('warn', 'error');
+    if (kind === 'g') return [badge('fail', 'gate'), ' ', value];
+    if (kind === 'l') return h('span', {class: 'label-value'}, value);
+    const shown = value === null ? 'n/a' : value.toFixed(3);
+    if (mark === 1) return [h('span', {class: 'score'}, shown), ' ', badge('fail', 'below gate')];
+    if (mark === 2) return [h('span', {class: 'score'}, shown), ' ', badge('warn', 'below min-score')];
+    return h('span', {class: 'score'}, shown);
+  }
+
+  function metricsLine(m) {
+    if (!m) return '';
+    const parts = [];
+    if (m.requests !== undefined) parts.push(`${AE.number(m.requests)} model requests`);
+    if (m.input_tokens !== undefined) parts.push(`${AE.number(m.input_tokens)} input tokens`);
+    if (m.output_tokens !== undefined) parts.push(`${AE.number(m.output_tokens)} output tokens`);
+    if (m.cost !== undefined) parts.push(`cost ${AE.cost(m.cost)}`);
+    if (m.duration !== undefined) parts.push(`took ${AE.seconds(m.duration)}`);
+    return parts.join(' · ');
+  }
+
+  // -- alignments -----------------------------------------------------------------------------------
+
+  function alignmentTable([result, evaluator, turn, rows]) {
+    const title = [result, evaluator !== result ? ` (${evaluator})` : '', turn ? ` — turn ${turn}` : ''];
+    return h('div', {class: 'alignment', 'data-alignment': result},
+      h('h5', null, title),
+      h('table', {class: 'align'},
+        h('thead', null, h('tr', null, ['', 'Expected', 'Actual'].map((n) => h('th', {scope: 'col'}, n)))),
+        h('tbody', null, rows.map(([status, expected, actual, keys, differences]) =>
+          h('tr', {class: `align-${status}`, 'data-status': status},
+            h('td', {class: 'align-status'}, ALIGN_TEXT[status] || status),
+            h('td', {class: 'mono'}, callText(expected, keys)),
+            h('td', {class: 'mono'}, callText(actual, keys),
+              differences.length ? h('ul', {class: 'differences'}, differences.map((d) => h('li', null, d))) : null))))));
+  }
+
+  /** `name(k=v, ...)` with the arguments named in `keys` marked (<mark>); the text unchanged otherwise. */
+  function callText(text, keys) {
+    if (text === null || text === undefined) return h('span', {class: 'muted'}, '—');
+    const ranges = keys.map((key) => argumentRange(text, String(key).split(/[.[]/)[0])).filter(Boolean);
+    ranges.sort((a, b) => a[0] - b[0]);
+    const nodes = [];
+    let at = 0;
+    for (const [start, end] of ranges) {
+      if (start < at) continue;
+      nodes.push(text.slice(at, start), h('mark', null, text.slice(start, end)));
+      at = end;
+    }
+    nodes.push(text.slice(at));
+    return nodes;
+  }
+
+  /** Where `key=value` is in a call's text: after `(` or `, `, up to the next top-level `,` or `)`. */
+  function argumentRange(text, key) {
+    if (!key) return null;
+    for (const before of ['(', ', ']) {
+      const found = text.indexOf(`${before}${key}=`);
+      if (found < 0) continue;
+      const start = found + before.length;
+      let depth = 0;
+      let quote = null;
+      for (let i = start + key.length + 1; i < text.length; i++) {
+        const ch = text[i];
+        if (quote) {
+          if (ch === '\\') i++;
+          else if (ch === quote) quote = null;
+        } else if (ch === '"' || ch === "'") quote = ch;
+        else if ('([{'.includes(ch)) depth++;
+        else if (')]}'.includes(ch)) {
+          if (depth === 0) return [start, i];
+          depth--;
+        } else if (ch === ',' && depth === 0) return [start, i];
+      }
+      return [start, text.length];
+    }
+    return null;
+  }
+
+  // -- the timeline ---------------------------------------------------------------------------------
+
+  const ROW = 22; // px per sub-row of a lane's track (report.css agrees)
+
+  function timeline(T) {
+    const ends = [...T.A.map((a) => a[2]), ...T.C.map((c) => c[4]), ...T.Q.map((q) => q[3])];
+    const total = Math.max(1e-6, ...ends);
+    const place = (start, end) => ({
+      left: `${(100 * start) / total}%`,
+      width: `${(100 * Math.max(0, end - start)) / total}%`,
+    });
+    // Lanes in path order, so a sub-agent's lane follows its parent's.
+    const order = T.L.map((path, i) => i).sort((a, b) => comparePaths(T.L[a], T.L[b]));
+    const details = h('div', {class: 'call-details'});
+    const callsTable = callTable(T, details);
+    const wrap = h('div', {class: 'timeline', role: 'group', 'aria-label': 'Timeline'});
+    wrap.append(h('div', {class: 'tl-row tl-axis-row', 'aria-hidden': 'true'},
+      h('div', {class: 'tl-label'}, ''),
+      h('div', {class: 'tl-track tl-axis'}, [0, 0.25, 0.5, 0.75, 1].map((f) =>
+        h('span', {class: 'tl-tick', css: {left: `${100 * f}%`}}, AE.seconds(total * f))))));
+    for (const lane of order) {
+      const path = T.L[lane];
+      const calls = T.C.map((c, i) => [c, i]).filter(([c]) => c[0] === lane);
+      const rows = pack(calls.map(([c]) => [c[3], c[4]]), total);
+      const height = 1 + Math.max(1, ...rows.map((r) => r + 1));
+      const track = h('div', {class: 'tl-track', css: {height: `${height * ROW}px`}});
+      for (const a of T.A.filter((a) => a[0] === lane)) track.append(h('div', {class: 'tl-agent', css: place(a[1], a[2])}));
+      for (const q of T.Q.filter((q) => q[0] === lane)) {
+        const text = `${q[1] || 'model'}: ${AE.number(q[4])} in / ${AE.number(q[5])} out tokens${q[6] !== null && q[6] !== undefined ? `, ${AE.cost(q[6])}` : ''}, ${AE.seconds(q[3] - q[2])}`;
+        track.append(h('div', {class: 'tl-request', css: place(q[2], q[3]), title: text, role: 'img', 'aria-label': `model request ${text}`},
+          h('span', {class: 'tl-text'}, `${AE.number(q[4])}→${AE.number(q[5])}`)));
+      }
+      calls.forEach(([c, i], k) => {
+        const status = STATUS[c[2]] || 'ok';
+        const label = `${c[1]} (${status}, ${AE.seconds(c[4] - c[3])})`;
+        const bar = h('button', {
+          type: 'button', class: `tl-call status-${status}`, 'data-call': i, title: label, 'aria-label': `tool call ${label}`,
+          css: {...place(c[3], c[4]), top: `${(rows[k] + 1) * ROW}px`},
+        }, h('span', {class: 'tl-text'}, `${STATUS_TEXT[status].split(' ')[0]} ${c[1]}`));
+        bar.addEventListener('click', () => callsTable.open(i, true));
+        track.append(bar);
+      });
+      const depth = path.length - 1;
+      wrap.append(h('div', {class: 'tl-row tl-lane', 'data-lane': path.join(' › ') || '(no agent)'},
+        h('div', {class: 'tl-label', title: path.join(' › '), css: {paddingLeft: `${0.3 + depth}rem`}},
+          depth > 0 ? '↳ ' : '', path.length ? path[path.length - 1] : '(no agent)'),
+        track));
+    }
+    const parts = [wrap, h('p', {class: 'tl-legend muted'},
+      'Bars: ', ...STATUS.map((s) => h('span', {class: `legend status-${s}`}, STATUS_TEXT[s])),
+      ' · thin grey bars: model requests (input→output tokens)')];
+    if (T.o) parts.push(h('p', {class: 'muted'}, `${AE.number(T.o)} more calls and requests were left out of this timeline.`));
+    if (T.C.length) parts.push(callsTable.element, details);
+    if (T.Q.length) parts.push(requestsTable(T));
+    return parts;
+  }
+
+  /** Paths in order, a parent before its children. */
+  function comparePaths(a, b) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+    return a.length - b.length;
+  }
+
+  /** Sub-row of each interval: the first row where it overlaps nothing (parallel calls stack). */
+  function pack(intervals, total) {
+    const ends = [];
+    const gap = total / 200; // bars have a minimum width: keep them from touching
+    return intervals.map(([start, end]) => {
+      let row = ends.findIndex((e) => e + gap <= start);
+      if (row < 0) row = ends.push(0) - 1;
+      ends[row] = Math.max(end, start + gap);
+      return row;
+    });
+  }
+
+  function callTable(T, details) {
+    const opened = new Map(); // call index -> [button, detail row]
+    const body = h('tbody');
+    T.C.forEach((c, i) => {
+      const status = STATUS[c[2]] || 'ok';
+      const button = h('button', {type: 'button', class: 'call-toggle', 'aria-expanded': 'false'}, c[1]);
+      const row = h('tr', {class: `call status-row-${status}`, 'data-call': i},
+        h('td', {class: 'num'}, i + 1),
+        h('td', null, T.L[c[0]].join(' › ') || '(no agent)'),
+        h('th', {scope: 'row'}, button),
+        h('td', null, h('span', {class: `status status-${status}`}, STATUS_TEXT[status]),
+          c[8] ? h('span', {class: 'muted'}, ' (output function)') : null),
+        h('td', {class: 'num'}, AE.seconds(c[3])),
+        h('td', {class: 'num'}, AE.seconds(c[4] - c[3])));
+      const detail = h('tr', {class: 'call-detail', hidden: true}, h('td', {colspan: 6}, callDetail(c)));
+      button.addEventListener('click', () => open(i, false));
+      opened.set(i, [button, detail]);
+      body.append(row, detail);
+    });
+    function open(i, fromBar) {
+      const [button, detail] = opened.get(i);
+      const show = fromBar || detail.hidden;
+      detail.hidden = !show;
+      button.setAttribute('aria-expanded', String(show));
+      if (fromBar) {
+        detail.scrollIntoView({block: 'nearest'});
+        button.focus({preventScroll: true});
+      }
+    }
+    const element = h('table', {class: 'calls'},
+      h('caption', {class: 'muted'}, 'Tool calls (open one for its arguments and result)'),
+      h('thead', null, h('tr', null, ['#', 'Agent', 'Tool', 'Status', 'Start', 'Duration'].map((n) => h('th', {scope: 'col'}, n)))),
+      body);
+    return {element, open};
+  }
+
+  function callDetail(c) {
+    const parts = [];
+    parts.push(h('div', {class: 'call-part'}, h('h6', null, 'Arguments'),
+      c[5] === null || c[5] === undefined ? h('p', {class: 'muted'}, 'not recorded') : h('pre', {class: 'arguments'}, AE.prettyJson(c[5]))));
+    const label = c[2] === 1 ? 'Error' : 'Result';
+    parts.push(h('div', {class: 'call-part'}, h('h6', null, label),
+      c[6] === null || c[6] === undefined ? h('p', {class: 'muted'}, 'not recorded') : h('pre', {class: 'result'}, AE.prettyJson(c[6]))));
+    if (c[7]) parts.push(h('p', {class: 'muted'}, `failed at: ${c[7]}`));
+    return h('div', {class: 'call-parts'}, parts);
+  }
+
+  function requestsTable(T) {
+    let input = 0;
+    let output = 0;
+    for (const q of T.Q) {
+      input += q[4];
+      output += q[5];
+    }
+    return h('details', {class: 'requests'},
+      h('summary', null, `${T.Q.length} model request${T.Q.length === 1 ? '' : 's'}: ${AE.number(input)} input tokens, ${AE.number(output)} output tokens`),
+      table(['Model', 'Agent', 'Start', 'Duration', 'Input tokens', 'Output tokens', 'Cost'], T.Q.map((q) => [
+        q[1] || '—', T.L[q[0]].join(' › ') || '(no agent)', AE.seconds(q[2]), AE.seconds(q[3] - q[2]),
+        AE.number(q[4]), AE.number(q[5]), q[6] === null || q[6] === undefined ? '—' : AE.cost(q[6]),
+      ])));
+  }
+})();
