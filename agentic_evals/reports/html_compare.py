@@ -14,6 +14,9 @@ the terminal and Markdown views.
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -35,7 +38,7 @@ def render_comparison_html(comparison: Comparison, *, compress: bool | None = No
     """The whole HTML page of `comparison` (no network, opened from disk)."""
     return render_page(
         _title(comparison),
-        comparison_payload(comparison),
+        _payload_text(comparison),
         css=[asset('compare.css')],
         js=[asset('compare.js')],
         body=_BODY,
@@ -51,6 +54,34 @@ def _title(comparison: Comparison) -> str:
 
 def comparison_payload(comparison: Comparison) -> dict[str, Any]:
     """What the page draws, as plain JSON data, every string from data already made `visible`."""
+    payload: dict[str, Any] = json.loads(_payload_text(comparison))
+    return payload
+
+
+def _payload_text(comparison: Comparison) -> str:
+    """The payload as JSON text, every string (keys too) through `visible`.
+
+    Most reports hold nothing `visible` changes, so the text is checked once as a whole: only when
+    it shows a hidden character (raw, or as one of the escapes JSON writes for controls) are the
+    strings made visible one by one, which costs a walk over every value.
+    """
+    raw = _raw_payload(comparison)
+    text = _json(raw)
+    if visible(text) == text and not _CONTROL_ESCAPE.search(text):
+        return text
+    return _json(_visible_strings(raw))
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(',', ':'))
+
+
+_CONTROL_ESCAPE = re.compile(r'\\[bfr]|\\u00')
+"""How JSON writes the controls `visible` escapes (all but tab and newline); a literal backslash before
+`b`, `f`, `r` or `u00` matches too, which only costs the slower path."""
+
+
+def _raw_payload(comparison: Comparison) -> dict[str, Any]:
     baseline, candidate = comparison.baseline, comparison.candidate
     evaluators = _evaluator_names(baseline, candidate)
     gated = [a for a in comparison.averages if a.kind != 'metric']
@@ -69,7 +100,7 @@ def comparison_payload(comparison: Comparison) -> dict[str, Any]:
         'evaluators': sorted({e for names in evaluators.values() for e in names}),
         'cases': _cases(comparison),
     }
-    return {key: _visible_strings(value) for key, value in payload.items()}
+    return payload
 
 
 def _run(document: ReportDocument) -> dict[str, Any]:
@@ -113,7 +144,7 @@ def _average(change: AverageChange, evaluators: Mapping[str, set[str]]) -> dict[
     def shown(value: float | None, other: float | None) -> str | None:
         if value is None:
             return None
-        return format_metric(change.name, value, other) if metric else format_number(value, other)
+        return _metric(change.name, value, other) if metric else format_number(value, other)
 
     return {
         'name': change.name,
@@ -222,17 +253,29 @@ def _side(case: CaseResult | None, failure: CaseFailure | None) -> dict[str, Any
     return {
         'trace_id': case.trace_id,
         'span_id': case.span_id,
-        'duration': format_metric('duration', case.duration),
-        'metrics': {name: format_metric(name, value) for name, value in case.metrics.items()},
+        'duration': _metric('duration', case.duration),
+        'metrics': {name: _metric(name, value) for name, value in case.metrics.items()},
         'timeline': None if case.timeline is None else _timeline(case.timeline),
         'alignments': [_alignment(a) for a in case.alignments],
     }
 
 
+def _metric(name: str, value: float, other: float | None = None) -> str:
+    """`format_metric`, or plain `nan`/`inf` for a non-finite value a hand-edited report may hold."""
+    if math.isfinite(value) and (other is None or math.isfinite(other)):
+        return format_metric(name, value, other)
+    return format_number(value)
+
+
+def _finite(value: float) -> float | None:
+    """A number for the page: JSON has no NaN or infinity (a hand-edited report may)."""
+    return value if math.isfinite(value) else None
+
+
 def _timeline(timeline: Timeline) -> dict[str, Any]:
     return {
         'agents': [
-            {'name': a.name, 'path': a.path, 'start': a.start, 'end': a.end, 'span_id': a.span_id}
+            {'name': a.name, 'path': a.path, 'start': _finite(a.start), 'end': _finite(a.end), 'span_id': a.span_id}
             for a in timeline.agents
         ],
         'calls': [
@@ -240,8 +283,8 @@ def _timeline(timeline: Timeline) -> dict[str, Any]:
                 'name': c.name,
                 'status': c.status,
                 'agent_path': c.agent_path,
-                'start': c.start,
-                'end': c.end,
+                'start': _finite(c.start),
+                'end': _finite(c.end),
                 'arguments': c.arguments,
                 'result': c.result,
                 'failure_stage': c.failure_stage,
@@ -253,11 +296,11 @@ def _timeline(timeline: Timeline) -> dict[str, Any]:
             {
                 'model': r.model,
                 'agent_path': r.agent_path,
-                'start': r.start,
-                'end': r.end,
+                'start': _finite(r.start),
+                'end': _finite(r.end),
                 'input_tokens': r.input_tokens,
                 'output_tokens': r.output_tokens,
-                'cost': r.cost,
+                'cost': None if r.cost is None else _finite(r.cost),
             }
             for r in timeline.requests
         ],

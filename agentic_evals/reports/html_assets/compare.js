@@ -381,7 +381,8 @@
         h('span', {class: 'cmp-tool mono', text: call.name}), ' ',
         h('span', {class: `badge ${CALL_STATUS[call.status] || 'neutral'}`, text: call.status}),
         call.output_function ? h('span', {class: 'badge neutral', text: 'output'}) : null,
-        h('span', {class: 'muted cmp-call-when', text: ` ${call.agent_path.join(' › ')} · ${AE.seconds(call.end - call.start)}`})),
+        h('span', {class: 'muted cmp-call-when', text: ` ${call.agent_path.join(' › ')}` +
+          (call.start === null || call.end === null ? '' : ` · ${AE.seconds(call.end - call.start)}`)})),
       argumentsView,
       call.failure_stage ? h('p', {class: 'muted', text: `failed at: ${call.failure_stage}`}) : null,
       call.result !== null && call.result !== undefined
