@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from .offline.context import evaluator_context
     from .offline.evaluate import evaluate_traces, evaluate_traces_sync
     from .offline.matching import AmbiguousTraceError
+    from .reports.gates import Gates, MaxMetric, MinScore
+    from .reports.html import html_report, write_html_report
     from .scoring.argument_rules import ArgumentsMode
     from .scoring.call_matching import canonical_json
     from .scoring.checks import max_cost, max_duration, max_failed_calls, max_tokens, no_loops, tool_permission
@@ -64,14 +66,17 @@ _EXPORTS: dict[str, str] = {
     'ConversationSource': '.evaluators._base',
     'FailureStage': '.trajectory.records',
     'FileError': '.errors',
+    'Gates': '.reports.gates',
     'LoadedTrace': '.traces',
     'MaxCost': '.evaluators.budgets',
     'MaxDuration': '.evaluators.budgets',
     'MaxFailedCalls': '.evaluators.budgets',
+    'MaxMetric': '.reports.gates',
     'MaxModelRequests': '.evaluators.budgets',
     'MaxTokens': '.evaluators.budgets',
     'MaxToolCalls': '.evaluators.budgets',
     'MetricResult': '.scoring.metrics',
+    'MinScore': '.reports.gates',
     'ModelRequest': '.trajectory.records',
     'NoLoops': '.evaluators.permissions',
     'OtlpJsonFileExporter': '.traces',
@@ -98,6 +103,7 @@ _EXPORTS: dict[str, str] = {
     'evaluator_context': '.offline.context',
     'evaluator_types': '.evaluators.registry',
     'extract_trajectory': '.trajectory.extract',
+    'html_report': '.reports.html',
     'load_traces': '.traces',
     'max_cost': '.scoring.checks',
     'max_duration': '.scoring.checks',
@@ -115,6 +121,7 @@ _EXPORTS: dict[str, str] = {
     'tool_permission': '.scoring.checks',
     'trajectory_from_messages': '.conversations',
     'trajectory_match': '.scoring.metrics',
+    'write_html_report': '.reports.html',
     'write_otlp_json': '.traces',
 }
 """Public name -> the module that defines it (relative to this package)."""
@@ -148,14 +155,17 @@ __all__ = (
     'ConversationSource',
     'FailureStage',
     'FileError',
+    'Gates',
     'LoadedTrace',
     'MaxCost',
     'MaxDuration',
     'MaxFailedCalls',
+    'MaxMetric',
     'MaxModelRequests',
     'MaxTokens',
     'MaxToolCalls',
     'MetricResult',
+    'MinScore',
     'ModelRequest',
     'NoLoops',
     'OtlpJsonFileExporter',
@@ -182,6 +192,7 @@ __all__ = (
     'evaluator_context',
     'evaluator_types',
     'extract_trajectory',
+    'html_report',
     'load_traces',
     'max_cost',
     'max_duration',
@@ -199,5 +210,6 @@ __all__ = (
     'tool_permission',
     'trajectory_from_messages',
     'trajectory_match',
+    'write_html_report',
     'write_otlp_json',
 )

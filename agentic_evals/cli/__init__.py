@@ -1,6 +1,6 @@
 """`agentic-evals-otel`: score captured traces, gate releases on the scores, inspect and compare.
 
-One module per command (`run`, `inspect`, `compare`), each with its `add_parser` and its handler:
+One module per command (`run`, `inspect`, `compare`, `render`), each with its `add_parser` and its handler:
 parse -> load -> evaluate -> render -> exit status. Each exit status means one thing: 0 every gate
 passed, 1 a gate failed (or `compare` found a regression), 2 bad usage or input (one line on
 stderr naming the file and the problem), 3 an internal error, a bug (one line; the traceback with
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from ..errors import AgenticEvalsError
 from ..reports.text import one_line
-from . import compare, inspect, run
+from . import compare, inspect, render, run
 from .common import (
     DEBUG_ENV,
     EXIT_INTERNAL,
@@ -86,4 +86,5 @@ def build_parser() -> Parser:
     run.add_parser(commands)
     inspect.add_parser(commands)
     compare.add_parser(commands)
+    render.add_parser(commands)
     return parser

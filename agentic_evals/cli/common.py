@@ -13,7 +13,7 @@ import math
 import os
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from ..errors import AgenticEvalsError
 
 if TYPE_CHECKING:
-    from ..reports.gates import MaxMetric, MinScore
+    from ..reports.gates import Gates, MaxMetric, MinScore
 
 PROG = 'agentic-evals-otel'
 """The command, as installed by the `agentic-evals-otel` distribution (`agentic-evals` is another project's)."""
@@ -126,6 +126,75 @@ def max_metric(text: str) -> MaxMetric:
 
 def _number_or_percentage(text: str) -> float:
     return number(text[:-1]) / 100 if text.endswith('%') else number(text)
+
+
+# The gates: `run` and `render` take the same flags and build the same `Gates` from them.
+
+
+def add_gate_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `gates` argument group: `--allow-failures`, `--min-score`, `--min-case-score`, `--max-fail-rate`,
+    `--max-metric`, `--max-case-metric`."""
+    gates = parser.add_argument_group('gates')
+    gates.add_argument(
+        '--allow-failures',
+        action='store_true',
+        help='do not fail for failed assertions, case failures or evaluator errors by themselves',
+    )
+    gates.add_argument(
+        '--min-score',
+        metavar='NAME=X',
+        action='append',
+        type=min_score,
+        default=[],
+        help='fail unless the average of score NAME (or the pass rate of assertion NAME) is at least X; repeatable',
+    )
+    gates.add_argument(
+        '--min-case-score',
+        metavar='NAME=X',
+        action='append',
+        type=min_score,
+        default=[],
+        help='fail unless every case has score NAME (or passes assertion NAME) at least X; a case without it'
+        ' fails; repeatable',
+    )
+    gates.add_argument(
+        '--max-fail-rate',
+        metavar='X',
+        type=fraction,
+        help='fail if more than X (0..1, or N%%) of the cases have a failed assertion, an evaluator error or no result',
+    )
+    gates.add_argument(
+        '--max-metric',
+        metavar='NAME=X',
+        action='append',
+        type=max_metric,
+        default=[],
+        help='fail if the average over the cases of metric NAME (requests, input_tokens, output_tokens, cost,'
+        ' ..., or duration in seconds) is above X; repeatable',
+    )
+    gates.add_argument(
+        '--max-case-metric',
+        metavar='NAME=X',
+        action='append',
+        type=max_metric,
+        default=[],
+        help='fail if any case has metric NAME above X, or did not record it; repeatable',
+    )
+
+
+def gates_from_args(args: argparse.Namespace, *, expected: Mapping[str, Collection[str]] | None = None) -> Gates:
+    """The `Gates` the flags of `add_gate_arguments` ask for; `expected` as `Gates.expected`."""
+    from ..reports.gates import Gates
+
+    return Gates(
+        args.allow_failures,
+        tuple(args.min_score),
+        args.max_fail_rate,
+        min_case_scores=tuple(args.min_case_score),
+        max_metrics=tuple(args.max_metric),
+        max_case_metrics=tuple(args.max_case_metric),
+        expected=expected,
+    )
 
 
 def tolerance(text: str) -> float:

@@ -15,10 +15,9 @@ from .common import (
     EXIT_STATUS,
     PROG,
     UsageError,
+    add_gate_arguments,
     check_writable,
-    fraction,
-    max_metric,
-    min_score,
+    gates_from_args,
     say,
 )
 
@@ -72,52 +71,7 @@ def add_parser(commands: Any) -> None:
     run.add_argument('--junit', metavar='PATH', type=Path, help='write JUnit XML: one testcase per case and result')
     run.add_argument('--markdown', metavar='PATH', type=Path, help='write a Markdown summary (PR comment, job summary)')
     run.add_argument('--html', metavar='PATH', type=Path, help='write an HTML report: one self-contained file')
-    gates = run.add_argument_group('gates')
-    gates.add_argument(
-        '--allow-failures',
-        action='store_true',
-        help='do not fail for failed assertions, case failures or evaluator errors by themselves',
-    )
-    gates.add_argument(
-        '--min-score',
-        metavar='NAME=X',
-        action='append',
-        type=min_score,
-        default=[],
-        help='fail unless the average of score NAME (or the pass rate of assertion NAME) is at least X; repeatable',
-    )
-    gates.add_argument(
-        '--min-case-score',
-        metavar='NAME=X',
-        action='append',
-        type=min_score,
-        default=[],
-        help='fail unless every case has score NAME (or passes assertion NAME) at least X; a case without it'
-        ' fails; repeatable',
-    )
-    gates.add_argument(
-        '--max-fail-rate',
-        metavar='X',
-        type=fraction,
-        help='fail if more than X (0..1, or N%%) of the cases have a failed assertion, an evaluator error or no result',
-    )
-    gates.add_argument(
-        '--max-metric',
-        metavar='NAME=X',
-        action='append',
-        type=max_metric,
-        default=[],
-        help='fail if the average over the cases of metric NAME (requests, input_tokens, output_tokens, cost,'
-        ' ..., or duration in seconds) is above X; repeatable',
-    )
-    gates.add_argument(
-        '--max-case-metric',
-        metavar='NAME=X',
-        action='append',
-        type=max_metric,
-        default=[],
-        help='fail if any case has metric NAME above X, or did not record it; repeatable',
-    )
+    add_gate_arguments(run)
     output = run.add_argument_group('output')
     output.add_argument('--reasons', action='store_true', help='show the reason of every result, not only of failures')
     output.add_argument('-q', '--quiet', action='store_true', help='show only the results that fail')
@@ -130,7 +84,7 @@ def handle(args: argparse.Namespace) -> int:
 
     from ..offline.suite import load_dataset, load_evaluators
     from ..reports.document import document_from_report, dump_document
-    from ..reports.gates import Gates, check_gates
+    from ..reports.gates import check_gates
     from ..reports.junit import render_junit
     from ..reports.markdown import render_markdown
     from ..reports.progress import TraceProgress
@@ -148,15 +102,7 @@ def handle(args: argparse.Namespace) -> int:
     for path in (args.json, args.junit, args.markdown, args.html):
         if path is not None:
             check_writable(path)
-    gates = Gates(
-        args.allow_failures,
-        tuple(args.min_score),
-        args.max_fail_rate,
-        min_case_scores=tuple(args.min_case_score),
-        max_metrics=tuple(args.max_metric),
-        max_case_metrics=tuple(args.max_case_metric),
-        expected=suite.expected_results(),
-    )
+    gates = gates_from_args(args, expected=suite.expected_results())
     progress = TraceProgress(make_console(sys.stderr), enabled=not args.no_progress and sys.stderr.isatty())
     unused: list[str] = []
     details: dict[int, CaseDetails] = {}

@@ -59,6 +59,10 @@ VALUE_LIMIT = 4000
 """Characters shown of a case's inputs, output, expected output and metadata (as JSON text)."""
 NO_TIMELINE = 'No timeline: the report holds no spans for this case.'
 NO_SPANS = 'No timeline: no spans were given (pass spans= with what capture() recorded around the evaluation).'
+NO_CASE_SPANS = (
+    'No timeline: none of the spans given belongs to this case (pydantic-evals links a case to its spans'
+    ' only when Logfire is configured: logfire.configure(send_to_logfire=False)).'
+)
 STATUS_CODES = {'ok': 0, 'failed': 1, 'deferred': 2}
 """A call's status in the payload (report.js reads the same codes)."""
 RUN_METRICS = ('requests', 'input_tokens', 'output_tokens', 'total_tokens', 'cost')
@@ -103,7 +107,7 @@ def html_report(
             return case_details(tree, case) if tree is not None else None
 
         document = document_from_report(report, details)
-        note = NO_TIMELINE
+        note = NO_CASE_SPANS
     gates = gates if gates is not None else Gates()
     return render_html(document, gates, check_gates(document, gates), no_timeline=note)
 

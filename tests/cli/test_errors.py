@@ -248,7 +248,7 @@ def test_report_into_a_missing_directory(capsys: pytest.CaptureFixture[str], tmp
         ([], 'agentic-evals-otel: error: the following arguments are required: COMMAND'),
         (
             ['grade'],
-            "agentic-evals-otel: error: argument COMMAND: invalid choice: 'grade' (choose from 'run', 'inspect', 'compare')",
+            "agentic-evals-otel: error: argument COMMAND: invalid choice: 'grade' (choose from 'run', 'inspect', 'compare', 'render')",
         ),
         (['compare', 'a.json'], 'agentic-evals-otel compare: error: the following arguments are required: CANDIDATE'),
         (
