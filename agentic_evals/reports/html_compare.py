@@ -285,7 +285,7 @@ def _timeline(timeline: Timeline) -> dict[str, Any]:
                 'agent_path': c.agent_path,
                 'start': _finite(c.start),
                 'end': _finite(c.end),
-                'arguments': c.arguments,
+                **_arguments(c.arguments),
                 'result': c.result,
                 'failure_stage': c.failure_stage,
                 'output_function': c.output_function,
@@ -306,6 +306,30 @@ def _timeline(timeline: Timeline) -> dict[str, Any]:
         ],
         'omitted': timeline.omitted,
     }
+
+
+def _arguments(text: str | None) -> dict[str, Any]:
+    """A call's arguments for the page: `fields`, each key with its value as JSON text, when they are a
+    JSON object; else `arguments`, the text as recorded (`None` when it was not).
+
+    Parsed here, not in the page, so that what a key or value holds after JSON's own escapes
+    (`"\\u202e"`) is made `visible` too; the page compares the value texts to mark what differs.
+    """
+    if text is not None:
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):  # the model's invalid text, or text cut at the limit
+            value = None
+        if isinstance(value, dict):
+            return {'fields': [[key, _json_value(item)] for key, item in value.items()]}
+    return {'arguments': text}
+
+
+def _json_value(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (ValueError, RecursionError):  # nested beyond what the writer recurses into
+        return repr(value)
 
 
 def _alignment(alignment: Alignment) -> dict[str, Any]:

@@ -7,14 +7,14 @@ same pages in chromium.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import io
 import json
 import re
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +53,19 @@ def support_reports() -> tuple[ReportDocument, ReportDocument]:
         for variant in ('baseline', 'regressed'):
             path = directory / f'{variant}.json'
             argv = ['run', str(SUPPORT / 'dataset.yaml'), str(SUPPORT / f'{variant}.otlp.jsonl'), '--json', str(path)]
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                main([*argv, '--no-progress', '--allow-failures'])
+            status = _in_a_thread(main, [*argv, '--no-progress', '--allow-failures', '--quiet'])
+            assert status == 0, f'run --json {variant} exited with status {status}'
             documents.append(read_document(path))
         return documents[0], documents[1]
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def _in_a_thread(function: Callable[[list[str]], int], argv: list[str]) -> int:
+    """`function(argv)` in a thread of its own: `run` starts an event loop, which it cannot do inside
+    another one (Playwright's, when a browser test asks first)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(function, argv).result()
 
 
 def support_comparison() -> Comparison:
@@ -117,7 +124,7 @@ def hostile_comparison() -> Comparison:
             agent_path=[HOSTILE],
             start=0.0,
             end=0.1,
-            arguments=json.dumps({HOSTILE: amount, 'note': f'{HOSTILE}\x1b[2J'}),
+            arguments=json.dumps({HOSTILE: amount, 'note': f'{HOSTILE}\x1b[2J\u202e'}),  # escaped by JSON
             result=HOSTILE,
         )
         row = AlignedCall('mismatch', expected=HOSTILE, actual=f'{HOSTILE}(x=1)', keys=[HOSTILE], differences=[HOSTILE])
@@ -247,7 +254,9 @@ def test_the_refund_case_carries_both_runs() -> None:
         'get_payment',
         'issue_refund',
     ]
-    assert candidate['timeline']['calls'][-1]['arguments'] == '{"order_id":"A100","amount":250.0}'
+    # Arguments that are a JSON object arrive as fields, each value as JSON text, for the page to compare.
+    assert candidate['timeline']['calls'][-1]['fields'] == [['order_id', '"A100"'], ['amount', '250.0']]
+    assert baseline['timeline']['calls'][-1]['fields'] == [['order_id', '"A100"'], ['amount', '25.0']]
     assert candidate['timeline']['calls'][-1]['status'] == 'ok'
     assert candidate['timeline']['calls'][-1]['agent_path'] == ['support', 'billing']
     assert re.fullmatch('[0-9a-f]{32}', candidate['trace_id']) and candidate['trace_id'] != baseline['trace_id']
@@ -344,7 +353,7 @@ def test_hostile_text_is_data_never_markup() -> None:
     case = next(c for c in payload['cases'] if c['name'] == HOSTILE)
     call = case['runs'][1]['timeline']['calls'][0]
     assert (call['name'], call['result'], call['agent_path']) == (HOSTILE, HOSTILE, [HOSTILE])
-    assert HOSTILE in call['arguments']
+    assert call['fields'] == [[HOSTILE, '250'], ['note', f'"{HOSTILE}\\u001b[2J\\u202e"']]
     # Terminal controls and bidi overrides are escaped as for every other view (`visible`).
     ok = {r['name']: r for r in case['results']}['ok']
     assert ok['candidate']['reason'] == f'{HOSTILE}\\x1b]0;title\\x07\\u202e'
@@ -383,3 +392,49 @@ def test_compression_is_the_callers_choice(compress: bool) -> None:
     page = render_comparison_html(mixed_comparison(), compress=compress)
     assert ('type="application/gzip-base64"' in page) is compress
     assert read_payload(page) == comparison_payload(mixed_comparison())
+
+
+def test_arguments_are_fields_when_they_are_an_object_and_their_escapes_are_made_visible() -> None:
+    texts = [
+        '{"to": "\\u202eevil", "n": [1, {"k": null}]}',  # JSON's own escape of a bidi override
+        '{"query": "unterminated',  # the model's invalid JSON
+        '["a", "list"]',
+        None,
+        '{}',
+    ]
+
+    def case(name: str, text: str | None) -> CaseResult:
+        return CaseResult(name=name, timeline=Timeline(calls=[CallSpan('t', 'ok', [], 0.0, 1.0, text)]))
+
+    baseline = _doc('a', *(_case(f'c{i}', ok=True) for i in range(len(texts))))
+    candidate = _doc('b', *(case(f'c{i}', text) for i, text in enumerate(texts)))
+    payload = comparison_payload(compare_documents(baseline, candidate))
+    calls = {c['name']: c['runs'][1]['timeline']['calls'][0] for c in payload['cases']}
+    assert (
+        calls['c0']['fields'] == [['to', '"\\u202eevil"'], ['n', '[1, {"k": null}]']] and 'arguments' not in calls['c0']
+    )
+    assert calls['c1'] == {**calls['c1'], 'arguments': '{"query": "unterminated'} and 'fields' not in calls['c1']
+    assert calls['c2']['arguments'] == '["a", "list"]'
+    assert calls['c3']['arguments'] is None
+    assert calls['c4']['fields'] == []
+
+
+def test_non_finite_numbers_from_a_hand_edited_report_do_not_break_the_page() -> None:
+    nan, inf = float('nan'), float('inf')
+    odd = CaseResult(
+        name='odd',
+        metrics={'input_tokens': nan, 'cost': inf},
+        duration=nan,
+        timeline=Timeline(calls=[CallSpan('t', 'ok', [], nan, inf, '{}')]),
+    )
+    baseline = _doc('a', _case('odd', ok=True, input_tokens=1))
+    candidate = _doc('b', odd)
+    page = render_comparison_html(compare_documents(baseline, candidate), compress=False)
+    data = page.split('id="payload">', 1)[1].split('</script>', 1)[0]
+    assert 'NaN' not in data and 'Infinity' not in data  # JSON has neither: the page could not read it
+    payload = read_payload(page)
+    assert isinstance(payload, dict)
+    run = payload['cases'][0]['runs'][1]
+    assert (run['duration'], run['metrics']) == ('nan', {'cost': 'inf', 'input_tokens': 'nan'})
+    assert (run['timeline']['calls'][0]['start'], run['timeline']['calls'][0]['end']) == (None, None)
+    assert {a['name']: a['candidate'] for a in payload['averages'] if a['kind'] == 'metric'}['input_tokens'] == 'nan'

@@ -128,6 +128,7 @@
       lazy.reset(shown);
       empty.hidden = shown.length > 0;
       count.textContent = `${shown.length.toLocaleString('en-US')} of ${all.length.toLocaleString('en-US')} cases`;
+      list.dataset.query = state.query;  // what the list shows now (the search box is debounced)
     }
     count.textContent = `${all.length.toLocaleString('en-US')} of ${all.length.toLocaleString('en-US')} cases`;
     return {element, update};
@@ -169,7 +170,7 @@
         h('span', {class: 'cmp-chips'}, chips)),
       body);
     details.addEventListener('toggle', () => {
-      if (details.open && !body.childElementCount) body.append(...caseBody(c));
+      if (details.open && !body.childElementCount) AE.append(body, caseBody(c));
     });
     return h('li', {class: `cmp-case cmp-case-${c.change}`, 'data-case': c.name}, details);
   }
@@ -269,24 +270,14 @@
     return pairs;
   }
 
-  function parseArguments(text) {
-    if (typeof text !== 'string') return null;
-    try {
-      const value = JSON.parse(text);
-      return value && typeof value === 'object' && !Array.isArray(value) ? value : null;
-    } catch (e) {
-      return null;
-    }
-  }
-
-  /** The argument keys whose values differ between two calls (all of them when either is not a JSON object). */
+  /** The argument keys whose values differ between two calls; null when either is not a JSON object and they differ. */
   function differingKeys(a, b) {
-    const x = parseArguments(a.arguments);
-    const y = parseArguments(b.arguments);
-    if (!x || !y) return a.arguments === b.arguments ? new Set() : null;
+    if (!a.fields || !b.fields) return !a.fields && !b.fields && a.arguments === b.arguments ? new Set() : null;
+    const x = new Map(a.fields);
+    const y = new Map(b.fields);
     const keys = new Set();
-    for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) {
-      if (!(key in x) || !(key in y) || JSON.stringify(x[key]) !== JSON.stringify(y[key])) keys.add(key);
+    for (const key of new Set([...x.keys(), ...y.keys()])) {
+      if (!x.has(key) || !y.has(key) || x.get(key) !== y.get(key)) keys.add(key);
     }
     return keys;
   }
@@ -356,17 +347,15 @@
   function callCell(call, index, kind, keys, expected, missing) {
     if (!call) return h('div', {class: 'cmp-call cmp-call-none', role: 'cell'}, h('span', {class: 'muted', text: missing}));
     const mismatched = expected.get(call.name) || new Set();
-    const args = parseArguments(call.arguments);
     let argumentsView;
-    if (args) {
-      const entries = Object.entries(args);
-      argumentsView = entries.length ? h('table', {class: 'cmp-args'}, h('tbody', {}, entries.map(([key, value]) => {
+    if (call.fields) {
+      argumentsView = call.fields.length ? h('table', {class: 'cmp-args'}, h('tbody', {}, call.fields.map(([key, value]) => {
         const differs = keys.has(key);
         const wrong = mismatched.has(key);
         return h('tr', {class: [differs ? 'cmp-arg-differs' : '', wrong ? 'cmp-arg-wrong' : ''].join(' ').trim() || null,
           'data-key': key},
           h('th', {scope: 'row', class: 'mono', text: key}),
-          h('td', {class: 'mono', text: JSON.stringify(value)}),
+          h('td', {class: 'mono', text: value}),
           h('td', {class: 'cmp-arg-note'}, differs ? h('span', {class: 'cmp-mark', text: '≠ other run'}) : null,
             wrong ? h('span', {class: 'badge fail', text: 'expected differs'}) : null));
       }))) : h('span', {class: 'muted', text: 'no arguments'});
@@ -387,7 +376,7 @@
       call.failure_stage ? h('p', {class: 'muted', text: `failed at: ${call.failure_stage}`}) : null,
       call.result !== null && call.result !== undefined
         ? h('details', {class: 'cmp-call-result'}, h('summary', {text: call.status === 'failed' ? 'error' : 'result'}),
-          h('pre', {text: AE.prettyJson(call.result)}))
+          h('pre', {text: call.result}))
         : null);
   }
 
