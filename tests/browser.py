@@ -33,6 +33,7 @@ the conftest), so `make test-fast` (`-m "not slow"`) leaves it out and `-m brows
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -46,7 +47,7 @@ from typing import TYPE_CHECKING, Literal
 import pytest
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Error, Page, Route, WebSocket
+    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Error, Page, Playwright, Route, WebSocket
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / 'test-artifacts' / 'screenshots'
@@ -63,7 +64,7 @@ LAUNCH_ARGS = (
     # prefetch (which no route sees) reaches the network.
     '--host-resolver-rules=MAP * ~NOTFOUND',
 )
-FIXTURES = frozenset({'chromium_browser', 'open_report'})
+FIXTURES = frozenset({'_chromium_session', 'chromium_browser', 'open_report'})
 """A test using any of these is a browser test."""
 SCREENSHOT_TIMEOUT_MS = 60_000
 WaitUntil = Literal['commit', 'domcontentloaded', 'load', 'networkidle']
@@ -257,9 +258,34 @@ def _safe(name: str) -> str:
     return re.sub(r'[^\w.-]+', '_', name).strip('_') or 'test'
 
 
+class _Session:
+    """The session's Playwright and browser, and Playwright's event loop (see `_loop_released`)."""
+
+    def __init__(self, playwright: Playwright, browser: Browser, loop: asyncio.AbstractEventLoop | None) -> None:
+        self.playwright = playwright
+        self.browser = browser
+        self.loop = loop
+
+
+@contextlib.contextmanager
+def _loop_set(loop: asyncio.AbstractEventLoop | None) -> Iterator[None]:
+    """Playwright's loop as the thread's running loop inside the block, whatever was there before after it.
+
+    The sync API runs its event loop in a greenlet and leaves it set as the running loop after every
+    call, so `asyncio.run()` in any later test would fail ("cannot be called from a running event
+    loop"). The loop only runs inside a Playwright call, so it is set while a browser test runs and
+    unset between tests.
+    """
+    previous = asyncio.events._get_running_loop()
+    asyncio.events._set_running_loop(loop)
+    try:
+        yield
+    finally:
+        asyncio.events._set_running_loop(previous)
+
+
 @pytest.fixture(scope='session')
-def chromium_browser() -> Iterator[Browser]:
-    """Headless Debian chromium for the whole session, launched by Playwright (never downloaded)."""
+def _chromium_session() -> Iterator[_Session]:
     if os.environ.get(SKIP_ENV) == '1':
         pytest.skip(f'{SKIP_ENV}=1: browser tests skipped')
     executable = chromium_executable()
@@ -276,15 +302,29 @@ def chromium_browser() -> Iterator[Browser]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.fail("Playwright is not installed: pip install -e '.[dev]' (or `make install`)", pytrace=False)
+    previous = asyncio.events._get_running_loop()
     playwright = sync_playwright().start()
+    loop = asyncio.events._get_running_loop()
     try:
-        browser = playwright.chromium.launch(executable_path=executable, headless=True, args=list(LAUNCH_ARGS))
-    except Exception as error:
+        try:
+            browser = playwright.chromium.launch(executable_path=executable, headless=True, args=list(LAUNCH_ARGS))
+        except Exception as error:
+            playwright.stop()
+            pytest.fail(f'chromium at {executable} did not start: {error}', pytrace=False)
+    finally:
+        asyncio.events._set_running_loop(previous)
+    session = _Session(playwright, browser, loop)
+    yield session
+    with _loop_set(session.loop):
+        browser.close()
         playwright.stop()
-        pytest.fail(f'chromium at {executable} did not start: {error}', pytrace=False)
-    yield browser
-    browser.close()
-    playwright.stop()
+
+
+@pytest.fixture
+def chromium_browser(_chromium_session: _Session) -> Iterator[Browser]:
+    """Headless Debian chromium, launched once per session by Playwright (never a downloaded browser)."""
+    with _loop_set(_chromium_session.loop):
+        yield _chromium_session.browser
 
 
 @pytest.fixture

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import chromium_browser, mark_browser_tests, open_report
+from tests.browser import _chromium_session, chromium_browser, mark_browser_tests, open_report
 
-__all__ = ['chromium_browser', 'open_report']
+__all__ = ['_chromium_session', 'chromium_browser', 'open_report']
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,3 +87,12 @@ def test_network_requests_are_blocked_and_recorded(open_report: ReportOpener) ->
 
 def test_browser_tests_are_marked_browser_and_slow(request: pytest.FixtureRequest, open_report: ReportOpener) -> None:
     assert {m.name for m in request.node.iter_markers()} >= {'browser', 'slow'}
+
+
+def test_asyncio_runs_after_a_browser_test() -> None:
+    # Playwright's sync API leaves its loop set as the running loop; the fixtures unset it between tests.
+    assert asyncio.run(asyncio.sleep(0, 'ran')) == 'ran'
+
+
+async def test_async_tests_run_after_a_browser_test() -> None:
+    assert await asyncio.sleep(0, 'ran') == 'ran'
