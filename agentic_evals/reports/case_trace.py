@@ -32,6 +32,7 @@ from ..evaluators.registry import EVALUATOR_TYPES
 from ..evaluators.tool_call_match import ToolCallMatch
 from ..evaluators.tools import ArgumentCorrectness
 from ..scoring.call_matching import CallView, canonical_json
+from ..scoring.sequences import short_repr
 from ..scoring.tool_call_match import ToolCallMatchResult, show
 from ..trajectory.extract import extract_trajectory
 from ..trajectory.trajectory import Trajectory
@@ -283,7 +284,7 @@ def _argument_row(evaluator: ArgumentCorrectness, trajectory: Trajectory) -> Ali
 
 
 def _shown(arguments: Mapping[str, Any], key: str) -> str:
-    return canonical_json(arguments[key]) if key in arguments else '(absent)'
+    return short_repr(arguments[key]) if key in arguments else '(absent)'
 
 
 def _zip_longest(expected: Sequence[Any], actual: Sequence[list[str]]) -> list[tuple[list[str], list[str]]]:
