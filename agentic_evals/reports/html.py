@@ -20,6 +20,8 @@ Once the summary and the first rows of the case list are in the DOM, the page se
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,7 +75,7 @@ def render_html(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_
     title = f'{visible(document.name, newlines=False)} — agentic-evals report'
     return render_page(
         title,
-        payload(document, gates, verdict, no_timeline=no_timeline),
+        payload_text(payload(document, gates, verdict, no_timeline=no_timeline)),
         css=[asset('report.css')],
         js=[asset('report.js')],
         body=_SKELETON,
@@ -125,6 +127,50 @@ def write_html_report(
     return target
 
 
+def payload_text(data: Any) -> str:
+    """`data` as compact JSON text in which every string (keys too) is `visible(...)` of the original.
+
+    Two passes over the whole text instead of a call per string (a 10,000-case report holds about a
+    million): two patterns find every character `visible` could escape, as JSON spells it (a `\\u00XX`,
+    `\\b`, `\\f` or `\\r` escape, or the character itself), and `visible` decides what it shows as;
+    an escaped backslash is matched as a whole, so `\\\\u0001` (a backslash, then `u0001`) stays text.
+    """
+    try:
+        text = json.dumps(data, ensure_ascii=False, separators=(',', ':'), allow_nan=False)
+    except ValueError:  # NaN or infinity from a hand-made document: null, as the JSON report writes them
+        text = json.dumps(_finite(data), ensure_ascii=False, separators=(',', ':'))
+    text = _JSON_ESCAPE.sub(_visible_token, text)
+    if not text.isascii() or '\x7f' in text:
+        text = _JSON_RAW.sub(_visible_token, text)
+    return text
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+_JSON_ESCAPE = re.compile(r'\\(?:u00[01][0-9a-f]|[bfr\\])')
+"""How JSON spells the controls `visible` escapes (and an escaped backslash, matched to be skipped)."""
+_JSON_RAW = re.compile('[\x7f-\x9f\u2000-\u206f\ud800-\udfff\ufff0-\uffff]')
+"""A superset of the characters JSON leaves as they are and `visible` escapes (tests check every code point)."""
+_JSON_SHORT = {'b': '\b', 'f': '\f', 'r': '\r'}
+
+
+def _visible_token(match: re.Match[str]) -> str:
+    token = match[0]
+    if token == '\\\\':
+        return token
+    char = (_JSON_SHORT.get(token[1]) or chr(int(token[2:], 16))) if token[0] == '\\' else token
+    shown = visible(char)
+    return token if shown == char else shown.replace('\\', '\\\\')
+
+
 # -- the payload -------------------------------------------------------------------------------------
 #
 # Compact for 10,000 cases: short keys, lists for calls and requests, empty fields left out. report.js
@@ -132,7 +178,8 @@ def write_html_report(
 
 
 def payload(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_timeline: str = NO_TIMELINE) -> Any:
-    """What report.js draws, every data string passed through `visible`."""
+    """What report.js draws, as JSON-ready values; `payload_text` makes it the page's JSON, every string
+    passed through `visible`."""
     below = _below_case_gates(document, gates)
     cases = [_case(c, gates, below.get(c.name, [])) for c in document.cases]
     cases += [_failure(f) for f in document.failures]
@@ -145,11 +192,11 @@ def payload(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_time
     agents = sorted({a.name for c in document.cases if c.timeline for a in c.timeline.agents})
     return {
         'v': PAYLOAD_VERSION,
-        'name': visible(document.name),
+        'name': document.name,
         'verdict': {
             'passed': verdict.passed,
-            'summary': visible(verdict.summary),
-            'gates': [[visible(r.gate), r.passed, visible(r.detail)] for r in verdict.results],
+            'summary': verdict.summary,
+            'gates': [[r.gate, r.passed, r.detail] for r in verdict.results],
         },
         'totals': {
             'cases': totals.cases,
@@ -162,9 +209,9 @@ def payload(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_time
         },
         'averages': _averages(document, gates),
         'metrics': _run_metrics(document),
-        'evaluators': [visible(e) for e in evaluators],
-        'agents': [visible(a) for a in agents],
-        'no_timeline': visible(no_timeline),
+        'evaluators': evaluators,
+        'agents': agents,
+        'no_timeline': no_timeline,
         'cases': cases,
     }
 
@@ -183,25 +230,25 @@ def _case(case: CaseResult, gates: Gates, case_gates: list[list[Any]]) -> dict[s
         if failing:
             mark = 1 if gates.case_threshold_for(name) in failing else 2  # 2: below the average's gate only
             low = low or mark == 1
-        rows.append(['s', visible(name), score.value, _text(score.reason), _text(score.evaluator), mark])
+        rows.append(['s', name, score.value, score.reason, score.evaluator, mark])
     for name, assertion in case.assertions.items():
         mark = 0 if assertion.value else 1
-        rows.append(['a', visible(name), assertion.value, _text(assertion.reason), _text(assertion.evaluator), mark])
+        rows.append(['a', name, assertion.value, assertion.reason, assertion.evaluator, mark])
     for name, label in case.labels.items():
-        rows.append(['l', visible(name), visible(label.value), _text(label.reason), _text(label.evaluator), 0])
+        rows.append(['l', name, label.value, label.reason, label.evaluator, 0])
     for error in case.evaluator_errors:
-        rows.append(['e', visible(error.name), None, visible(error.message), _text(error.evaluator), 1])
+        rows.append(['e', error.name, None, error.message, error.evaluator, 1])
     rows += case_gates
     failed = case.failed or low or bool(case_gates)
-    entry: dict[str, Any] = {'n': visible(case.name), 's': 'fail' if failed else 'pass', 'R': rows}
-    metrics = {visible(k): v for k, v in case.metrics.items()}
+    entry: dict[str, Any] = {'n': case.name, 's': 'fail' if failed else 'pass', 'R': rows}
+    metrics: dict[str, Any] = dict(case.metrics)
     metrics[DURATION] = case.duration
     entry['m'] = metrics
     _values(entry, case.inputs, case.output, case.expected_output, case.metadata)
     if case.trace_id:
-        entry['tr'] = visible(case.trace_id)
+        entry['tr'] = case.trace_id
     if case.span_id:
-        entry['sp'] = visible(case.span_id)
+        entry['sp'] = case.span_id
     if case.timeline is not None:
         entry['T'] = _timeline(case.timeline)
     if case.alignments:
@@ -210,7 +257,7 @@ def _case(case: CaseResult, gates: Gates, case_gates: list[list[Any]]) -> dict[s
 
 
 def _failure(failure: CaseFailure) -> dict[str, Any]:
-    entry: dict[str, Any] = {'n': visible(failure.name), 's': 'fail', 'F': visible(failure.error), 'R': []}
+    entry: dict[str, Any] = {'n': failure.name, 's': 'fail', 'F': failure.error, 'R': []}
     _values(entry, failure.inputs, None, failure.expected_output, failure.metadata)
     return entry
 
@@ -226,16 +273,12 @@ def _json_text(value: Any) -> str:
         text = value
     else:
         try:
-            text = json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+            text = json.dumps(value, ensure_ascii=False, separators=(',', ':'), default=repr)  # indented by the page
         except (TypeError, ValueError, RecursionError):
             text = repr(value)
     if len(text) > VALUE_LIMIT:
         text = f'{text[:VALUE_LIMIT]}… ({len(text) - VALUE_LIMIT:,} more characters)'
-    return visible(text)
-
-
-def _text(value: str | None) -> str | None:
-    return visible(value) if value is not None else None
+    return text
 
 
 def _timeline(timeline: Timeline) -> dict[str, Any]:
@@ -243,25 +286,25 @@ def _timeline(timeline: Timeline) -> dict[str, Any]:
     lanes: dict[tuple[str, ...], int] = {}
 
     def lane(path: Iterable[str]) -> int:
-        return lanes.setdefault(tuple(visible(p) for p in path), len(lanes))
+        return lanes.setdefault(tuple(path), len(lanes))
 
-    agents = [[lane(a.path), a.start, a.end] for a in timeline.agents]
+    agents = [[lane(a.path), _time(a.start), _time(a.end)] for a in timeline.agents]
     calls = [
         [
             lane(c.agent_path),
-            visible(c.name),
+            c.name,
             STATUS_CODES.get(c.status, 0),
-            c.start,
-            c.end,
-            _text(c.arguments),
-            _text(c.result),
-            _text(c.failure_stage),
+            _time(c.start),
+            _time(c.end),
+            c.arguments,
+            c.result,
+            c.failure_stage,
             int(c.output_function),
         ]
         for c in timeline.calls
     ]
     requests = [
-        [lane(r.agent_path), _text(r.model), r.start, r.end, r.input_tokens, r.output_tokens, r.cost]
+        [lane(r.agent_path), r.model, _time(r.start), _time(r.end), r.input_tokens, r.output_tokens, r.cost]
         for r in timeline.requests
     ]
     entry: dict[str, Any] = {'L': [list(path) for path in lanes], 'A': agents, 'C': calls, 'Q': requests}
@@ -270,18 +313,23 @@ def _timeline(timeline: Timeline) -> dict[str, Any]:
     return entry
 
 
+def _time(seconds: float) -> float:
+    """Seconds to the microsecond, as the timeline records them (shorter in the payload)."""
+    return round(seconds, 6)
+
+
 def _alignment(alignment: Alignment) -> list[Any]:
     rows = [
         [
             row.status,
-            _text(row.expected),
-            _text(row.actual),
-            [visible(k) for k in row.keys],
-            [visible(d) for d in row.differences],
+            row.expected,
+            row.actual,
+            row.keys,
+            row.differences,
         ]
         for row in alignment.rows
     ]
-    return [visible(alignment.result), visible(alignment.evaluator), alignment.turn, rows]
+    return [alignment.result, alignment.evaluator, alignment.turn, rows]
 
 
 def _below_case_gates(document: ReportDocument, gates: Gates) -> dict[str, list[list[Any]]]:
@@ -295,7 +343,7 @@ def _below_case_gates(document: ReportDocument, gates: Gates) -> dict[str, list[
         for case, what in cases_below(document, gates, name, threshold):
             if what in ('no value', 'n/a'):
                 reason = f'no result; min-case-score {format_number(threshold)}'
-                rows.setdefault(case, []).append(['g', visible(name), 'missing', visible(reason), None, 1])
+                rows.setdefault(case, []).append(['g', name, 'missing', reason, None, 1])
     for name in dict.fromkeys(g.name for g in gates.max_case_metrics):
         limit = gates.case_metric_limit_for(name)
         if limit is None:
@@ -305,7 +353,7 @@ def _below_case_gates(document: ReportDocument, gates: Gates) -> dict[str, list[
                 continue
             shown = 'missing' if what == 'not recorded' else f'{what} > {format_metric(name, limit)}'
             reason = f'max-case-metric {format_metric(name, limit)}'
-            rows.setdefault(case, []).append(['g', visible(name), visible(shown), visible(reason), None, 1])
+            rows.setdefault(case, []).append(['g', name, shown, reason, None, 1])
     return rows
 
 
@@ -315,7 +363,7 @@ def _averages(document: ReportDocument, gates: Gates) -> list[list[Any]]:
     averages = document.averages
     for name, value in averages.scores.items():
         gate, status = _threshold_gate(document, gates, name, value)
-        rows.append([visible(name), 'score', format_number(value, gates.threshold_for(name)), gate, status])
+        rows.append([name, 'score', format_number(value, gates.threshold_for(name)), gate, status])
     for name, rate in averages.assertions.items():
         values = [c.assertions[name].value for c in document.cases if name in c.assertions]
         shown = f'{rate:.1%} ({sum(values)}/{len(values)})'
@@ -327,10 +375,10 @@ def _averages(document: ReportDocument, gates: Gates) -> list[list[Any]]:
                 gate, status = 'failures allowed', None
             else:
                 gate, status = 'all must pass', 0
-        rows.append([visible(name), 'assertion', shown, gate, status])
+        rows.append([name, 'assertion', shown, gate, status])
     for name, shares in averages.labels.items():
-        shown = ', '.join(f'{visible(v)}: {s:.0%}' for v, s in shares.items())
-        rows.append([visible(name), 'label', shown, '', None])
+        shown = ', '.join(f'{v}: {s:.0%}' for v, s in shares.items())
+        rows.append([name, 'label', shown, '', None])
     return rows
 
 
@@ -363,7 +411,7 @@ def _run_metrics(document: ReportDocument) -> list[list[Any]]:
             continue
         count = sum(1 for c in document.cases if name == DURATION or name in c.metrics)
         shown = format_metric(name, mean) if name in (DURATION, 'cost') else _count(mean)
-        rows.append([visible(name), shown, count])
+        rows.append([name, shown, count])
     return rows
 
 

@@ -82,7 +82,7 @@ def render_page(
     if compress is None:
         compress = len(data) > COMPRESS_ABOVE
     if compress:
-        packed = gzip.compress(data.encode('utf-8'), compresslevel=9, mtime=0)
+        packed = gzip.compress(data.encode('utf-8'), compresslevel=6, mtime=0)
         data_element = (
             f'<script type="application/gzip-base64" id="{PAYLOAD_ID}">'
             f'{base64.b64encode(packed).decode("ascii")}</script>'
