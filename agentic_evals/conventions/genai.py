@@ -255,3 +255,30 @@ class GenAI(Family):
 
 
 FAMILY = GenAI()
+
+
+# --- Evaluation results as log events (`reports/otel_events.py`) ---------------------------------
+# The GenAI conventions' `gen_ai.evaluation.result` event (development status): one log record per
+# result, parented to the evaluated span. The `agentic_evals_otel.*` keys are ours, named after the
+# distribution (`agentic-evals-otel`).
+
+EVALUATION_RESULT_EVENT = 'gen_ai.evaluation.result'
+EVALUATION_NAME = 'gen_ai.evaluation.name'
+"""Required: the metric's name (our result name: a score, assertion or label key)."""
+EVALUATION_SCORE_VALUE = 'gen_ai.evaluation.score.value'
+EVALUATION_SCORE_LABEL = 'gen_ai.evaluation.score.label'
+EVALUATION_EXPLANATION = 'gen_ai.evaluation.explanation'
+ERROR_TYPE = 'error.type'
+"""From the conventions' `gen_ai.error` group: set when the evaluation itself failed."""
+EVENT_NAME = 'event.name'
+"""The event name as an attribute, for SDKs and protocols older than the log record's `event_name` field."""
+SERVICE_NAME = 'service.name'
+EVALUATION_PASS = 'pass'
+EVALUATION_FAIL = 'fail'
+"""`gen_ai.evaluation.score.label` of an assertion (the conventions' own examples)."""
+EVALS_DATASET = 'agentic_evals_otel.dataset'
+EVALS_CASE = 'agentic_evals_otel.case'
+EVALS_EVALUATOR = 'agentic_evals_otel.evaluator'
+"""The evaluator's YAML name (`TrajectoryMatch`); `gen_ai.evaluation.name` is its result's name."""
+EVALS_RESULT_KIND = 'agentic_evals_otel.result.kind'
+"""`score`, `assertion`, `label` or `evaluator_error`: which part of the report the event is."""
