@@ -1,0 +1,344 @@
+"""The HTML report in a real browser (Debian's chromium, tests/browser.py): what a person sees and does.
+
+Reports are made by the real command line on the real fixtures (the support agent's regressed run,
+the pydantic-ai scenario), opened from disk; the harness fails a test on any console error, page
+error or network request, and saves a screenshot of each page in test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from playwright.sync_api import expect
+
+from agentic_evals.cli import main
+from agentic_evals.reports.document import (
+    AgentSpan,
+    AlignedCall,
+    Alignment,
+    AssertionResult,
+    CallSpan,
+    CaseResult,
+    ReportDocument,
+    RequestSpan,
+    ScoreResult,
+    Timeline,
+)
+from agentic_evals.reports.gates import Gates, check_gates
+from agentic_evals.reports.html import READY_SELECTOR, render_html
+from agentic_evals.reports.text import visible
+
+from .test_html import HOSTILE, hostile_document
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+    from tests.browser import ReportOpener
+
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT = ROOT / 'fixtures' / 'support'
+
+
+def cli(*argv: str) -> int:
+    """`main(argv)` in a thread of its own: Playwright's sync API keeps an event loop running in this one,
+    where `run` could not start its own."""
+    statuses: list[int] = []
+    thread = threading.Thread(target=lambda: statuses.append(main(list(argv))))
+    thread.start()
+    thread.join()
+    return statuses[0]
+
+
+def support_page(tmp_path: Path, open_report: ReportOpener, *flags: str) -> Page:
+    """The support agent's regressed run, written by `run --html`, opened from disk."""
+    path = tmp_path / 'support.html'
+    argv = ['run', str(SUPPORT / 'dataset.yaml'), str(SUPPORT / 'regressed.otlp.jsonl'), '--no-progress']
+    assert cli(*argv, '--html', str(path), *flags) == 1
+    page = open_report(path)
+    page.wait_for_selector(READY_SELECTOR)
+    return page
+
+
+def shown_cases(page: Page) -> list[str]:
+    return page.locator('#case-list li.case .case-name').all_inner_texts()
+
+
+def case(page: Page, name: str) -> Page:
+    """Open case `name` (a click on its row) and return the page."""
+    page.locator(f'#case-list li.case[data-case="{name}"] .case-toggle').click()
+    return page
+
+
+def test_the_summary_shows_the_numbers(tmp_path: Path, open_report: ReportOpener) -> None:
+    page = support_page(tmp_path, open_report, '--min-score', 'TrajectoryMatch=0.5')
+    assert page.title() == 'support_agent — agentic-evals report'
+    assert page.inner_text('#verdict') == 'FAIL'  # (after a ✗ drawn by CSS, which innerText leaves out)
+    tiles = {
+        key: page.inner_text(f'[data-stat="{key}"] .tile-value')
+        for key in ('cases', 'failed', 'passed', 'case-failures', 'assertions', 'evaluator-errors')
+    }
+    assert tiles == {
+        'cases': '4',
+        'failed': '3',
+        'passed': '1',
+        'case-failures': '0',
+        'assertions': '10/13',
+        'evaluator-errors': '0',
+    }
+    assert page.inner_text('#verdict-summary').startswith('FAIL: 3 of 13 assertions failed (ArgumentCorrectness on')
+    gates = [row.split('\t') for row in page.locator('#gates tbody tr').all_inner_texts()]
+    assert [(gate, outcome.strip()) for gate, outcome, _ in gates] == [
+        ('assertions', 'fail'),
+        ('min-score TrajectoryMatch', 'pass'),
+    ]
+    averages = {row.split('\t')[0]: row.split('\t')[1:] for row in page.locator('#averages tbody tr').all_inner_texts()}
+    assert averages['TrajectoryMatch'] == ['score', '0.556', 'pass average >= 0.500']
+    assert averages['ArgumentCorrectness'] == ['assertion', '33.3% (1/3)', 'fail all must pass']
+    assert averages['MaxToolCalls'] == ['assertion', '100.0% (4/4)', 'pass all pass']
+    metrics = [row.split('\t') for row in page.locator('#metrics tbody tr').all_inner_texts()]
+    assert [m[:2] for m in metrics[:3]] == [['requests', '3.8'], ['input_tokens', '251.8'], ['output_tokens', '50.5']]
+    assert metrics[3][0] == 'duration' and metrics[3][1].endswith('s')
+    # failures first, then by name; only the summary rows are drawn, no case is open
+    assert shown_cases(page) == ['damaged_escalation', 'refund', 'shipping_faq', 'order_status']
+    assert page.locator('.case-body:not([hidden])').count() == 0
+    assert page.locator('.timeline').count() == 0
+    assert page.inner_text('#shown-count') == 'Showing 4 of 4 cases'
+
+
+def test_a_failed_case_opens_to_its_reasons_timeline_and_calls(tmp_path: Path, open_report: ReportOpener) -> None:
+    page = case(support_page(tmp_path, open_report), 'refund')
+    body = page.locator('li.case[data-case="refund"] .case-body')
+    assert body.is_visible()
+    assert page.locator('li.case[data-case="refund"] .case-toggle').get_attribute('aria-expanded') == 'true'
+    row = body.locator('table.results tr[data-result="ArgumentCorrectness"]')
+    assert row.locator('td.value').inner_text() == 'fail'
+    assert row.locator('td.reason').inner_text() == (
+        "Tool 'issue_refund' argument mismatch: key 'amount': expected 25.0, got 250.0 (agent 'billing')"
+    )
+    score = body.locator('table.results tr[data-result="support_trajectory"]')
+    assert score.locator('td.value').inner_text() == '0.800'
+    assert score.locator('td').first.inner_text() == 'TrajectoryMatch'  # the evaluator, as the result's name differs
+    # the timeline: a lane per agent, the sub-agent's under its parent's, a bar per call
+    lanes = body.locator('.tl-lane')
+    assert [lanes.nth(i).get_attribute('data-lane') for i in range(lanes.count())] == ['support', 'support › billing']
+    assert body.locator('.tl-lane').nth(1).locator('.tl-label').inner_text() == '↳ billing'
+    bars = body.locator('.tl-call')
+    assert bars.count() == 4
+    assert [bars.nth(i).get_attribute('aria-label') for i in range(4)][3].startswith('tool call issue_refund (ok, ')
+    assert body.locator('.tl-lane').nth(1).locator('.tl-call').count() == 2
+    assert body.locator('.tl-request').count() == 6
+    assert body.locator('.tl-request').first.get_attribute('title').startswith('support_model: 60 in / 5 out tokens')
+    box = bars.nth(1).bounding_box()
+    track = body.locator('.tl-lane').first.locator('.tl-track').bounding_box()
+    assert box is not None and track is not None and box['width'] > track['width'] / 3  # ask_billing is long
+    # a call opens to its arguments and result, pretty-printed
+    assert body.locator('.call-detail:not([hidden])').count() == 0
+    bars.nth(3).click()
+    detail = body.locator('.call-detail:not([hidden])')
+    assert detail.count() == 1
+    assert detail.locator('pre.arguments').inner_text() == '{\n  "order_id": "A100",\n  "amount": 250.0\n}'
+    assert detail.locator('pre.result').inner_text() == 'refund of 250.00 EUR issued for A100'
+    # and closes from the table
+    body.locator('table.calls .call-toggle', has_text='issue_refund').click()
+    assert body.locator('.call-detail:not([hidden])').count() == 0
+    open_report.screenshot('refund-open')
+
+
+def test_cases_open_from_the_keyboard(tmp_path: Path, open_report: ReportOpener) -> None:
+    page = support_page(tmp_path, open_report)
+    toggle = page.locator('li.case[data-case="order_status"] .case-toggle')
+    toggle.focus()
+    page.keyboard.press('Enter')
+    assert toggle.get_attribute('aria-expanded') == 'true'
+    assert page.locator('li.case[data-case="order_status"] .case-body').is_visible()
+    page.keyboard.press('Space')
+    assert toggle.get_attribute('aria-expanded') == 'false'
+    assert not page.locator('li.case[data-case="order_status"] .case-body').is_visible()
+
+
+def test_the_regressed_trajectory_is_aligned(tmp_path: Path, open_report: ReportOpener) -> None:
+    page = case(support_page(tmp_path, open_report), 'refund')
+    body = page.locator('li.case[data-case="refund"] .case-body')
+    trajectory = body.locator('.alignment[data-alignment="support_trajectory"]')
+    assert trajectory.locator('h5').inner_text() == 'support_trajectory (TrajectoryMatch)'
+    rows = [r.split('\t') for r in trajectory.locator('tbody tr').all_inner_texts()]
+    assert rows == [
+        ['= matched', 'lookup_order', 'lookup_order'],
+        ['− missing', 'check_refund_policy', '—'],
+        ['= matched', 'ask_billing', 'ask_billing'],
+    ]
+    arguments = body.locator('.alignment[data-alignment="ArgumentCorrectness"]')
+    (row,) = arguments.locator('tbody tr').all()
+    assert row.get_attribute('data-status') == 'mismatch'
+    assert row.locator('td.align-status').inner_text() == '≠ wrong arguments'
+    expected, actual = row.locator('td.mono').all()
+    assert expected.inner_text() == "issue_refund(amount=25.0, order_id='A100')"
+    assert expected.locator('mark').all_inner_texts() == ['amount=25.0']
+    assert actual.locator('mark').all_inner_texts() == ['amount=250.0']
+    assert actual.locator('ul.differences li').inner_text().startswith("key 'amount': expected 25")
+
+
+def test_the_filters_and_the_search_narrow_the_list(tmp_path: Path, open_report: ReportOpener) -> None:
+    page = support_page(tmp_path, open_report)
+    everything = ['damaged_escalation', 'refund', 'shipping_faq', 'order_status']
+    page.check('#failed-only')
+    expect(page.locator('#shown-count')).to_have_text('Showing 3 of 4 cases')
+    assert shown_cases(page) == ['damaged_escalation', 'refund', 'shipping_faq']
+    page.uncheck('#failed-only')
+    page.select_option('#evaluator', 'ToolCorrectness')
+    assert shown_cases(page) == ['refund', 'shipping_faq']
+    page.check('#failed-only')  # with an evaluator: the cases that evaluator failed
+    assert shown_cases(page) == ['shipping_faq']
+    page.uncheck('#failed-only')
+    page.select_option('#evaluator', '')
+    assert page.locator('#agent option').all_inner_texts() == ['All agents', 'billing', 'support']
+    page.select_option('#agent', 'billing')
+    assert shown_cases(page) == ['refund']
+    page.select_option('#agent', '')
+    assert shown_cases(page) == everything
+    for query, expected in [
+        ('escalate', ['damaged_escalation']),  # a reason
+        ('CHECK_REFUND_POLICY', ['refund', 'shipping_faq']),  # a reason, any letter case
+        ('get_payment', ['refund']),  # a tool name
+        ('order_st', ['order_status']),  # a case name
+        ('nothing like this', []),
+    ]:
+        page.fill('#search', query)
+        expect(page.locator('#case-list li.case .case-name')).to_have_text(expected)  # waits out the debounce
+        assert page.inner_text('#shown-count') == f'Showing {len(expected)} of 4 cases', query
+    page.fill('#search', '')
+    expect(page.locator('#shown-count')).to_have_text('Showing 4 of 4 cases')
+    assert shown_cases(page) == everything
+
+
+def test_opened_from_disk_it_loads_nothing(tmp_path: Path, open_report: ReportOpener) -> None:
+    page = case(support_page(tmp_path, open_report), 'refund')
+    page.locator('li.case[data-case="refund"] .tl-call').first.click()
+    assert page.url.startswith('file:///')
+    assert page.evaluate("performance.getEntriesByType('resource').map((e) => e.name)") == []
+    assert open_report.problems() == []
+
+
+def test_sub_agents_and_failed_calls(tmp_path: Path, open_report: ReportOpener) -> None:
+    evaluators = tmp_path / 'evaluators.yaml'
+    evaluators.write_text('evaluators:\n- MaxFailedCalls: 0\n', encoding='utf-8')
+    path = tmp_path / 'scenario.html'
+    traces = str(ROOT / 'fixtures' / 'scenario' / 'v5.otlp.jsonl')
+    assert cli('run', '--evaluators', str(evaluators), traces, '--html', str(path), '--no-progress') == 1
+    page = open_report(path)
+    page.wait_for_selector(READY_SELECTOR)
+    case(page, 'v5')
+    lanes = page.locator('.tl-lane')
+    assert [lanes.nth(i).get_attribute('data-lane') for i in range(lanes.count())] == [
+        'main',
+        'main › expert',
+        'crasher',
+    ]
+    failed = page.locator('.tl-call.status-failed')
+    assert failed.count() == 4
+    assert all(t.startswith('✗') for t in failed.all_inner_texts())
+    assert page.locator('.tl-call.status-deferred').count() == 1
+    statuses = page.locator('table.calls td .status').all_inner_texts()
+    assert statuses.count('✗ failed') == 4 and statuses.count('‖ deferred') == 1
+    failed.last.click()
+    detail = page.locator('.call-detail:not([hidden])')
+    assert detail.locator('h6').all_inner_texts() == ['Arguments', 'Error']
+
+
+def test_hostile_text_is_shown_as_text(tmp_path: Path, open_report: ReportOpener) -> None:
+    document = hostile_document()
+    gates = Gates()
+    page = open_report.html(render_html(document, gates, check_gates(document, gates)))
+    dialogs: list[str] = []
+    page.on('dialog', lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.wait_for_selector(READY_SELECTOR)
+    for row in page.locator('.case-toggle').all():
+        row.click()
+    page.locator('.tl-call').first.click()
+    shown = visible(HOSTILE)
+    assert page.locator('h1').inner_text().startswith(shown)
+    assert page.locator('img, iframe, object, embed').count() == 0
+    assert page.locator('script').count() == 2
+    assert shown in page.locator('.case-name').all_inner_texts()
+    assert page.locator('pre.arguments').inner_text() == shown
+    assert page.locator('.tl-lane').get_attribute('data-lane') == shown
+    assert dialogs == []
+
+
+def test_a_case_without_spans_says_so(tmp_path: Path, open_report: ReportOpener) -> None:
+    document = ReportDocument(
+        name='plain', cases=[CaseResult('a', assertions={'ok': AssertionResult(True, 'fine')})]
+    ).with_derived()
+    page = open_report.html(render_html(document, Gates(), check_gates(document, Gates())))
+    page.wait_for_selector(READY_SELECTOR)
+    case(page, 'a')
+    assert page.inner_text('.no-timeline') == 'No timeline: the report holds no spans for this case.'
+
+
+def _many(cases: int) -> ReportDocument:
+    """A generated report of `cases` cases, one in ten failing, each with a small timeline and an alignment."""
+    results = []
+    for i in range(cases):
+        failing = i % 10 == 3
+        calls = [
+            CallSpan(
+                f'tool_{k}',
+                'failed' if failing and k == 2 else 'ok',
+                ['agent', 'helper'] if k % 2 else ['agent'],
+                0.1 * k,
+                0.1 * k + 0.05,
+                arguments=f'{{"query": "case {i} call {k}", "limit": {k}}}',
+                result=f'result {k} of case {i}',
+            )
+            for k in range(6)
+        ]
+        timeline = Timeline(
+            agents=[AgentSpan('agent', ['agent'], 0, 0.7), AgentSpan('helper', ['agent', 'helper'], 0.1, 0.6)],
+            calls=calls,
+            requests=[RequestSpan('model', ['agent'], 0.0, 0.05, 100 + i % 50, 20)],
+        )
+        alignment = Alignment('TrajectoryMatch', 'TrajectoryMatch', [AlignedCall('matched', 'tool_0', 'tool_0')])
+        results.append(
+            CaseResult(
+                f'case {i:05d}',
+                scores={'TrajectoryMatch': ScoreResult(0.5 if failing else 1.0, 'LCS ...', 'TrajectoryMatch')},
+                assertions={'MaxToolCalls': AssertionResult(not failing, f'{6} tool call(s), budget=5')},
+                metrics={'requests': 1, 'input_tokens': 100 + i % 50},
+                duration=0.7,
+                timeline=timeline,
+                alignments=[alignment],
+            )
+        )
+    return ReportDocument(name='many', cases=results).with_derived()
+
+
+@pytest.mark.parametrize('cases', [10_000])
+def test_ten_thousand_cases_load_and_show_their_first_rows(
+    tmp_path: Path, open_report: ReportOpener, cases: int
+) -> None:
+    document = _many(cases)
+    gates = Gates()
+    text = render_html(document, gates, check_gates(document, gates))
+    assert 'application/gzip-base64' in text  # compressed: a few megabytes, not tens
+    page = open_report.html(text, file_name='many.html')
+    page.wait_for_selector(READY_SELECTOR, timeout=120_000)
+    assert page.inner_text('[data-stat="cases"] .tile-value') == '10,000'
+    assert page.inner_text('[data-stat="failed"] .tile-value') == '1,000'
+    assert page.inner_text('#shown-count') == 'Showing 10,000 of 10,000 cases'
+    rows = page.locator('#case-list li.case')
+    first = rows.count()
+    assert 0 < first <= 300  # drawn a batch at a time, not 10,000 rows
+    assert page.locator('.timeline').count() == 0  # and no timeline before a case is opened
+    assert rows.first.locator('.case-name').inner_text() == 'case 00003'  # a failed case first
+    page.locator('button.more').scroll_into_view_if_needed()
+    expect(rows).not_to_have_count(first)  # the next batch, drawn as the end of the list comes into view
+    assert rows.count() > first
+    case(page, 'case 00003')
+    assert page.locator('.timeline .tl-call').count() == 6
+    page.check('#failed-only')
+    expect(page.locator('#shown-count')).to_have_text('Showing 1,000 of 10,000 cases')
+    assert rows.first.locator('.case-name').inner_text() == 'case 00003'
+    assert page.locator('#case-list li.case.pass').count() == 0
