@@ -21,7 +21,7 @@
 (() => {
   const {h} = AE;
   const STATUS = ['ok', 'failed', 'deferred'];
-  const STATUS_TEXT = {ok: '✓ ok', failed: '✗ failed', deferred: '⏸ deferred'};
+  const STATUS_TEXT = {ok: '✓ ok', failed: '✗ failed', deferred: '‖ deferred'}; // symbols in every common font
   const ALIGN_TEXT = {matched: '= matched', missing: '− missing', extra: '+ extra', mismatch: '≠ wrong arguments'};
   const ALL = '';
 
@@ -55,7 +55,7 @@
         tile('failed', t.failed, 'failed' + failedNote, t.failed ? 'fail' : 'pass'),
         tile('passed', t.cases - t.failed, 'passed'),
         tile('case-failures', t.case_failures, 'did not run', t.case_failures ? 'fail' : null),
-        tile('assertions', `${passedAssertions}/${t.assertions}`, 'assertions passed', t.failed_assertions ? 'fail' : null),
+        tile('assertions', `${AE.number(passedAssertions)}/${AE.number(t.assertions)}`, 'assertions passed', t.failed_assertions ? 'fail' : null),
         tile('evaluator-errors', t.evaluator_errors, 'evaluator errors', t.evaluator_errors ? 'fail' : null),
       ),
     );
@@ -325,8 +325,7 @@
       left: `${(100 * start) / total}%`,
       width: `${(100 * Math.max(0, end - start)) / total}%`,
     });
-    // Lanes in path order, so a sub-agent's lane follows its parent's.
-    const order = T.L.map((path, i) => i).sort((a, b) => comparePaths(T.L[a], T.L[b]));
+    const order = laneOrder(T);
     const details = h('div', {class: 'call-details'});
     const callsTable = callTable(T, details);
     const wrap = h('div', {class: 'timeline', role: 'group', 'aria-label': 'Timeline'});
@@ -371,10 +370,33 @@
     return parts;
   }
 
-  /** Paths in order, a parent before its children. */
-  function comparePaths(a, b) {
-    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
-    return a.length - b.length;
+  /**
+   * Lanes as a tree in time order: the agents that started first on top, each sub-agent's lane right
+   * under its parent's. A lane sorts by the start of each of its ancestors in turn (the earliest
+   * start of anything under that prefix of its path), then by name.
+   */
+  function laneOrder(T) {
+    const firsts = T.L.map(() => Infinity);
+    const seen = (lane, start) => { firsts[lane] = Math.min(firsts[lane], start); };
+    for (const a of T.A) seen(a[0], a[1]);
+    for (const c of T.C) seen(c[0], c[3]);
+    for (const q of T.Q) seen(q[0], q[2]);
+    const under = new Map(); // path prefix (joined) -> earliest start below it
+    T.L.forEach((path, lane) => {
+      for (let i = 1; i <= path.length; i++) {
+        const key = JSON.stringify(path.slice(0, i));
+        under.set(key, Math.min(under.has(key) ? under.get(key) : Infinity, firsts[lane]));
+      }
+    });
+    const keys = T.L.map((path) => path.map((name, i) => [under.get(JSON.stringify(path.slice(0, i + 1))), name]));
+    const compare = (a, b) => {
+      for (let i = 0; i < Math.min(a.length, b.length); i++) {
+        if (a[i][0] !== b[i][0]) return a[i][0] - b[i][0];
+        if (a[i][1] !== b[i][1]) return a[i][1] < b[i][1] ? -1 : 1;
+      }
+      return a.length - b.length;
+    };
+    return T.L.map((path, lane) => lane).sort((a, b) => compare(keys[a], keys[b]));
   }
 
   /** Sub-row of each interval: the first row where it overlaps nothing (parallel calls stack). */
