@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # imported by `handle` when it runs: `--help` must not pay fo
     from ..offline.evaluate import GroupBy
     from ..offline.suite import Suite
     from ..reports.case_trace import CaseDetails
+    from ..reports.document import ReportDocument
     from ..reports.progress import TraceProgress
 
 
@@ -72,6 +73,19 @@ def add_parser(commands: Any) -> None:
     run.add_argument('--markdown', metavar='PATH', type=Path, help='write a Markdown summary (PR comment, job summary)')
     run.add_argument('--html', metavar='PATH', type=Path, help='write an HTML report: one self-contained file')
     add_gate_arguments(run)
+    otel = run.add_argument_group('results as OpenTelemetry (gen_ai.evaluation.result log events)')
+    otel.add_argument(
+        '--emit-otel',
+        action='store_true',
+        help='send one log event per case and result over OTLP, configured by the OTEL_EXPORTER_OTLP_* variables'
+        ' (http/protobuf or grpc); a failed export is a warning',
+    )
+    otel.add_argument(
+        '--otel-file',
+        metavar='PATH',
+        type=Path,
+        help="write the same events as OTLP JSON lines, as the Collector's file exporter writes logs",
+    )
     output = run.add_argument_group('output')
     output.add_argument('--reasons', action='store_true', help='show the reason of every result, not only of failures')
     output.add_argument('-q', '--quiet', action='store_true', help='show only the results that fail')
@@ -99,9 +113,13 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError('run needs DATASET and at least one TRACES argument (or --evaluators FILE and TRACES)')
     else:
         suite, sources = load_dataset(Path(paths[0])), paths[1:]
-    for path in (args.json, args.junit, args.markdown, args.html):
+    for path in (args.json, args.junit, args.markdown, args.html, args.otel_file):
         if path is not None:
             check_writable(path)
+    if args.emit_otel:  # an unusable protocol or a missing exporter is said before any work
+        from ..reports.otel_events import otlp_protocol
+
+        otlp_protocol()
     gates = gates_from_args(args, expected=suite.expected_results())
     progress = TraceProgress(make_console(sys.stderr), enabled=not args.no_progress and sys.stderr.isatty())
     unused: list[str] = []
@@ -121,10 +139,30 @@ def handle(args: argparse.Namespace) -> int:
         from ..reports.html import render_html
 
         write_text(args.html, render_html(document, gates, verdict))
+    if args.otel_file is not None or args.emit_otel:
+        _export_events(document, args.otel_file, emit=args.emit_otel)
     console = make_console(sys.stdout)
     print_report(document, gates, console, reasons=args.reasons, quiet=args.quiet)
     print_verdict(console, verdict.summary, passed=verdict.passed)
     return EXIT_PASS if verdict.passed else EXIT_FAIL
+
+
+def _export_events(document: ReportDocument, path: Path | None, *, emit: bool) -> None:
+    """The results as `gen_ai.evaluation.result` events: to a file, over OTLP, or both, with one timestamp.
+
+    A failed export is a warning on stderr: the verdict is the gates', never the collector's.
+    """
+    import time
+
+    from ..reports.otel_events import emit_otlp, render_otlp_json_lines
+    from .common import write_text
+
+    now = time.time_ns()
+    if path is not None:
+        write_text(path, render_otlp_json_lines(document, time_unix_nano=now))
+    if emit:
+        for warning in emit_otlp(document, time_unix_nano=now):
+            say(one_line(f'{PROG}: warning: {warning}'))
 
 
 async def _score(
