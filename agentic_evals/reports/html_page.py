@@ -10,7 +10,8 @@ network (no CDN, no fonts, no images from anywhere) and works opened from disk (
   browser's own `DecompressionStream`;
 - a Content-Security-Policy allows only this page's own style and script elements (by their
   SHA-256 hashes) and no fetch, image, font, frame or form target at all, so even a string that
-  somehow became markup could load or run nothing;
+  somehow became markup could load or run nothing (no `eval` either: a test driving the page
+  polls with Playwright's `expect`, not `wait_for_function`, which evaluates a string);
 - the shared assets in `html_assets/` (`base.css`, `page.js`) come first: `page.js` defines `AE`,
   with `AE.payload()` (a promise of the parsed payload, whichever way it was embedded) and
   `AE.h(...)`, which builds DOM elements with text set through `textContent`, never markup.
@@ -101,7 +102,6 @@ def render_page(
             "default-src 'none'",
             f"style-src '{_sha256(style)}'",
             f"script-src '{_sha256(script)}'",
-            'img-src data:',
             "base-uri 'none'",
             "form-action 'none'",
         ]
