@@ -27,6 +27,10 @@ Playwright never downloads a browser here: it launches the chromium found at
 tests fail, saying so, because CI must really run them; `AGENTIC_EVALS_SKIP_BROWSER=1` skips them
 instead, for a developer without a browser.
 
+`chromium_browser` is the session's Playwright `Browser` itself, for a test that needs its own
+context. While a browser test runs, Playwright's event loop is the thread's running loop (its sync
+API wants it so), so such a test cannot `asyncio.run()`; the fixtures unset it between tests.
+
 A test that uses these fixtures is marked `browser` and `slow` (`mark_browser_tests`, called from
 the conftest), so `make test-fast` (`-m "not slow"`) leaves it out and `-m browser` selects it.
 """
