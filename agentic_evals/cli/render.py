@@ -38,7 +38,7 @@ def handle(args: argparse.Namespace) -> int:
 
     document = read_document(args.report)
     check_writable(args.html)
-    gates = gates_from_args(args)
+    gates = gates_from_args(args, expected=document.expected_results())
     verdict = check_gates(document, gates)
     write_text(args.html, render_html(document, gates, verdict))
     print_verdict(make_console(sys.stdout), verdict.summary, passed=verdict.passed)

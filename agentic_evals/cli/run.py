@@ -127,7 +127,7 @@ def handle(args: argparse.Namespace) -> int:
     with progress:
         report = asyncio.run(_score(suite, sources, progress, unused, details, name=args.name, group_by=args.group_by))
     _warn_unused(suite, unused)
-    document = document_from_report(report, lambda case: details.get(id(case)))
+    document = document_from_report(report, lambda case: details.get(id(case)), suite.expected_results())
     verdict = check_gates(document, gates, known_names=suite.evaluation_names())
     if args.json is not None:
         write_text(args.json, dump_document(document))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -179,6 +179,9 @@ class CaseResult:
     timeline: Timeline | None = None
     """What the agent did; `None` when the spans were not available to the report."""
     alignments: list[Alignment] = field(default_factory=list)
+    expected_results: list[str] | None = None
+    """The result names the case's evaluators report by default (the dataset's and its own), so a
+    per-case gate checked later asks the case only for those; `None` without a dataset."""
 
     @property
     def failed(self) -> bool:
@@ -195,6 +198,8 @@ class CaseFailure:
     inputs: Any = None
     metadata: Any = None
     expected_output: Any = None
+    expected_results: list[str] | None = None
+    """As in `CaseResult`."""
 
 
 @dataclass
@@ -235,6 +240,12 @@ class ReportDocument:
         """This document with `averages` and `totals` recomputed from its cases and failures."""
         return replace(self, averages=_averages(self.cases), totals=_totals(self.cases, self.failures))
 
+    def expected_results(self) -> dict[str, frozenset[str]] | None:
+        """Case name -> the result names its evaluators report (`Gates.expected`); `None` when not recorded."""
+        entries: list[CaseResult | CaseFailure] = [*self.cases, *self.failures]
+        recorded = {c.name: frozenset(c.expected_results) for c in entries if c.expected_results is not None}
+        return recorded or None
+
     def result_names(self) -> dict[str, set[str]]:
         """Every result name per kind (`scores`, `assertions`, `labels`) across the cases."""
         names: dict[str, set[str]] = {'scores': set(), 'assertions': set(), 'labels': set()}
@@ -251,14 +262,21 @@ _ADAPTER = TypeAdapter(ReportDocument)
 def document_from_report(
     report: EvaluationReport[Any, Any, Any],
     details: Callable[[ReportCase[Any, Any, Any]], CaseDetails | None] | None = None,
+    expected: Mapping[str, Collection[str]] | None = None,
 ) -> ReportDocument:
     """Convert a pydantic-evals report into the versioned document (with averages and totals).
 
     `details` gives a case's timeline and alignments (`case_trace.case_details`) when its spans were
     kept; without it, or for a case it has nothing for, the case carries only its trace id.
+    `expected` (`Suite.expected_results`) is recorded per case, for gates checked on the file later.
     """
     cases = [_case(c, details(c) if details is not None else None) for c in report.cases]
     failures = [_failure(f) for f in report.failures]
+    if expected is not None:
+        for item in cases:
+            item.expected_results = sorted(expected[item.name]) if item.name in expected else None
+        for failure in failures:
+            failure.expected_results = sorted(expected[failure.name]) if failure.name in expected else None
     return ReportDocument(name=report.name, cases=cases, failures=failures).with_derived()
 
 
