@@ -33,8 +33,9 @@ from ..evaluators.tool_call_match import ToolCallMatch
 from ..evaluators.tools import ArgumentCorrectness
 from ..scoring.call_matching import CallView, canonical_json
 from ..scoring.sequences import short_repr
-from ..scoring.tool_call_match import ToolCallMatchResult, show
+from ..scoring.tool_call_match import Expected, ToolCallMatchResult, parse_expected, show
 from ..trajectory.extract import extract_trajectory
+from ..trajectory.records import ToolCall
 from ..trajectory.trajectory import Trajectory
 from .document import AgentSpan, AlignedCall, Alignment, CallSpan, RequestSpan, Timeline, known_id
 
@@ -222,7 +223,11 @@ def _scored_trajectory(
 def _aligned(evaluator: TrajectoryEvaluator, trajectory: Trajectory, result: str) -> list[Alignment]:
     label = evaluator.get_serialization_name()
     if isinstance(evaluator, ToolCallMatch):
-        return _from_match(evaluator.match(trajectory), label, result)
+        aligned = _from_match(evaluator.match(trajectory), label, result)
+        per_turn = parse_expected(evaluator.expected_calls)
+        if isinstance(per_turn, tuple):
+            aligned.extend(_unpaired_turns(evaluator, trajectory, per_turn, len(aligned), label, result))
+        return aligned
     if isinstance(evaluator, (ToolCallAccuracy, ToolCallF1)):
         ordered = isinstance(evaluator, ToolCallAccuracy) and evaluator.strict_order
         reference = ToolCallMatch(
@@ -270,7 +275,7 @@ def _argument_row(evaluator: ArgumentCorrectness, trajectory: Trajectory) -> Ali
     if not calls or not -len(calls) <= index < len(calls):
         return AlignedCall('missing', expected=show(want))
     call = calls[index]
-    got = CallView(call.name, call.arguments, call.arguments_problem)
+    got = _view(call)
     if call.arguments is None:
         return AlignedCall('mismatch', show(want), show(got), differences=[f'arguments {call.arguments_problem}'])
     expected = evaluator.expected_arguments
@@ -283,6 +288,10 @@ def _argument_row(evaluator: ArgumentCorrectness, trajectory: Trajectory) -> Ali
     return AlignedCall('mismatch' if keys else 'matched', show(want), show(got), keys, differences)
 
 
+def _view(call: ToolCall) -> CallView:
+    return CallView(call.name, call.arguments, call.arguments_problem)
+
+
 def _shown(arguments: Mapping[str, Any], key: str) -> str:
     return short_repr(arguments[key]) if key in arguments else '(absent)'
 
@@ -293,6 +302,31 @@ def _zip_longest(expected: Sequence[Any], actual: Sequence[list[str]]) -> list[t
         ([str(n) for n in expected[i]] if i < len(expected) else [], actual[i] if i < len(actual) else [])
         for i in range(count)
     ]
+
+
+def _unpaired_turns(
+    evaluator: ToolCallMatch,
+    trajectory: Trajectory,
+    expected: tuple[Expected, ...],
+    paired: int,
+    label: str,
+    result: str,
+) -> list[Alignment]:
+    """The turns past the shorter side: all missing (expected, never taken) or all extra (taken, not expected)."""
+    turns = trajectory.turns()
+    found: list[Alignment] = []
+    for number in range(paired + 1, max(len(expected), len(turns)) + 1):
+        if number <= len(expected):
+            rows = [AlignedCall('missing', expected=show(call)) for call in expected[number - 1].calls]
+        else:
+            calls = turns[number - 1].calls(
+                include_failed=evaluator.include_failed,
+                agent=evaluator.agent,
+                include_subagents=evaluator.include_subagents,
+            )
+            rows = [AlignedCall('extra', actual=show(_view(call))) for call in calls]
+        found.append(Alignment(result, label, rows[:ALIGNMENT_LIMIT], turn=number))
+    return found
 
 
 def _from_match(match: ToolCallMatchResult, label: str, result: str) -> list[Alignment]:
