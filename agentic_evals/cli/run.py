@@ -73,7 +73,7 @@ def add_parser(commands: Any) -> None:
     run.add_argument('--markdown', metavar='PATH', type=Path, help='write a Markdown summary (PR comment, job summary)')
     run.add_argument('--html', metavar='PATH', type=Path, help='write an HTML report: one self-contained file')
     add_gate_arguments(run)
-    otel = run.add_argument_group('results as OpenTelemetry (gen_ai.evaluation.result log events)')
+    otel = run.add_argument_group('results as OpenTelemetry evaluation events')
     otel.add_argument(
         '--emit-otel',
         action='store_true',
