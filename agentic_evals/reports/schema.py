@@ -8,6 +8,7 @@ against; `tests/reports/test_schema.py` fails when it and these types drift apar
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -42,6 +43,14 @@ def report_schema() -> dict[str, Any]:
     finally:
         for cls in types:
             del cls.__pydantic_config__  # type: ignore[attr-defined]
+    # Class docstrings as descriptions, set here: pydantic releases differ on whether they add them.
+    for cls in types:
+        definition = schema['$defs'].get(cls.__name__)
+        if definition is not None:
+            definition.pop('description', None)
+            doc = cls.__doc__
+            if doc and not doc.startswith(f'{cls.__name__}('):  # not the signature dataclasses write
+                definition['description'] = inspect.cleandoc(doc)
     # A reader refuses a document without `schema` (it is how a report is told from other JSON),
     # so the published schema requires it, though the type gives it a default for writers.
     schema['required'] = ['schema', *schema.get('required', [])]
