@@ -13,7 +13,7 @@ PY310_CANDIDATES := python3.10 $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/pyth
 MIN_PYTHON ?= $(firstword $(shell for p in $(PY310_CANDIDATES); do $$p -c '' >/dev/null 2>&1 && echo $$p; done) $(PYTHON))
 MIN_VENV := .venv-min
 
-.PHONY: install demo test test-fast lint typecheck pytest test-min bench bench-frameworks bench-langchain bench-html fuzz clean browser
+.PHONY: install demo test test-fast lint typecheck pytest test-min bench bench-frameworks bench-langchain bench-html bench-run fuzz clean browser
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -89,6 +89,10 @@ bench-langchain:
 # The HTML report of 1,000 and 10,000 cases: size, render time, and paint and first rows in Debian's chromium.
 bench-html: install browser
 	$(BIN)/python -m benchmarks.html_bench
+
+# `run` on 10,000 generated support-agent traces: wall time and the share of each part under cProfile.
+bench-run: install
+	$(BIN)/python -m benchmarks.run_profile
 
 # The fuzzing harness (tests/fuzz) at a size CI does not afford: FUZZ_CASES cases or examples per test.
 FUZZ_CASES ?= 5000
