@@ -16,6 +16,11 @@ wall time (printed too). "x floor" compares CPU time per span with the floor's.
 - load: `load_traces` over the file, every trace's `SpanTree` built and dropped;
 - full: load, then `extract_trajectory` and the five evaluators on every trace;
 - load 2x: `load_traces` over a file twice as big: streaming means the same peak memory.
+
+`--fixtures` measures the bundled fixtures instead (`fixtures/support/*.otlp.jsonl` and
+`fixtures/scenario/*.otlp.jsonl`, and their `.otlp.pb` twins), replicated under fresh trace ids to
+`--traces` traces (default 10,000): loading against `json.loads` of the same lines (and `orjson`'s,
+when it is installed), traces per CPU second, and the peak memory of loading the protobuf file.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import json
 import os
 import platform
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -162,6 +168,26 @@ def measure(kind: str, path: Path) -> dict[str, float]:
             'peak_mb': _peak_mb(),
         }
 
+    if kind == 'orjson':
+        import orjson
+
+        baseline = _peak_mb()
+        wall, cpu = time.perf_counter(), time.process_time()
+        spans = 0
+        with path.open('rb') as stream:
+            for line in stream:
+                document = orjson.loads(line)
+                for resource_spans in document['resourceSpans']:
+                    for scope_spans in resource_spans['scopeSpans']:
+                        spans += len(scope_spans['spans'])
+        return {
+            'cpu': time.process_time() - cpu,
+            'wall': time.perf_counter() - wall,
+            'spans': spans,
+            'baseline_mb': baseline,
+            'peak_mb': _peak_mb(),
+        }
+
     if kind == 'cli':
         return _measure_cli(path)
 
@@ -183,6 +209,10 @@ def measure(kind: str, path: Path) -> dict[str, float]:
         MaxModelRequests(20),
     ]
     full = kind == 'full'
+    if kind == 'load-nolimit':  # before issue 12 a protobuf file was read whole, within MAX_DOCUMENT: lift it
+        from agentic_evals.traces import _readers
+
+        _readers.MAX_DOCUMENT = 2**40
     baseline = _peak_mb()
     wall, cpu = time.perf_counter(), time.process_time()
     spans = traces = passed = 0
@@ -242,6 +272,96 @@ def _measure_cli(path: Path) -> dict[str, float]:
         }
 
 
+# ---------------------------------------------------------------------------------------------
+# The bundled fixtures, replicated (`--fixtures`)
+# ---------------------------------------------------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parent.parent / 'fixtures'
+_HEX_TRACE_ID = re.compile(r'"traceId":\s*"([0-9a-fA-F]{32})"')
+
+
+def _fixture_files() -> list[Path]:
+    """The fixtures' JSON lines files that have a protobuf twin (the same traces), so both files hold the same."""
+    files = sorted((FIXTURES / 'support').glob('*.otlp.jsonl')) + sorted((FIXTURES / 'scenario').glob('*.otlp.jsonl'))
+    return [file for file in files if file.with_name(file.name.replace('.jsonl', '.pb')).exists()]
+
+
+def generate_fixtures(directory: Path, traces: int, seed: int = 9) -> tuple[Path, Path, int, int]:
+    """The fixtures' JSON lines (and protobuf) replicated to at least `traces` traces under fresh ids.
+
+    Returns (JSON lines file, protobuf file, traces, spans). The protobuf file is one
+    `ExportTraceServiceRequest` holding every replica's `ResourceSpans`, as an OTLP/HTTP body would.
+    """
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    templates: list[tuple[list[str], list[str], list[bytes], int]] = []
+    for file in _fixture_files():
+        lines = file.read_text().splitlines(keepends=True)
+        ids = list(dict.fromkeys(match.lower() for line in lines for match in _HEX_TRACE_ID.findall(line)))
+        request = ExportTraceServiceRequest()
+        request.ParseFromString(file.with_name(file.name.replace('.jsonl', '.pb')).read_bytes())
+        entries = [entry.SerializeToString() for entry in request.resource_spans]
+        spans = sum(len(scope.spans) for entry in request.resource_spans for scope in entry.scope_spans)
+        templates.append((lines, ids, entries, spans))
+    rng = random.Random(seed)
+    jsonl, protobuf = directory / 'fixtures.otlp.jsonl', directory / 'fixtures.otlp.pb'
+    written = spans = replicas = 0
+    with jsonl.open('w') as lines_out, protobuf.open('wb') as binary_out:
+        while written < traces:
+            lines, ids, entries, count = templates[replicas % len(templates)]
+            fresh = {old: f'{rng.getrandbits(128) | 1:032x}' for old in ids}
+            for line in lines:
+                for old, new in fresh.items():
+                    line = line.replace(old, new).replace(old.upper(), new)
+                lines_out.write(line if line.endswith('\n') else line + '\n')
+            for entry in entries:
+                for old, new in fresh.items():
+                    entry = entry.replace(bytes.fromhex(old), bytes.fromhex(new))
+                binary_out.write(b'\x0a' + _varint(len(entry)) + entry)
+            written += len(ids)
+            spans += count
+            replicas += 1
+    return jsonl, protobuf, written, spans
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def fixtures_main(directory: Path, traces: int) -> None:
+    started = time.perf_counter()
+    jsonl, protobuf, written, spans = generate_fixtures(directory, traces)
+    sizes = f'{jsonl.stat().st_size / 1e6:,.0f} MB of JSON lines, {protobuf.stat().st_size / 1e6:,.0f} MB of protobuf'
+    print(f'generated {written:,} traces ({spans:,} spans; {sizes}) in {time.perf_counter() - started:.1f} s')
+    print(f'machine: {_machine()}')
+    kinds = ['floor', 'load']
+    try:
+        import orjson  # noqa: F401
+    except ImportError:
+        print('orjson is not installed: no orjson floor')
+    else:
+        kinds.insert(1, 'orjson')
+    results = {kind: _run(kind, jsonl) for kind in kinds}
+    results['protobuf'] = _run('load-nolimit', protobuf)
+    print()
+    print('| measurement | traces | CPU s | wall s | traces/s (CPU) | x json.loads | x orjson | peak RSS MB |')
+    print('|---|---:|---:|---:|---:|---:|---:|---:|')
+    for kind, result in results.items():
+        count = result.get('traces', written)
+        floor = f'{result["cpu"] / results["floor"]["cpu"]:.2f}x' if kind != 'protobuf' else '-'
+        fast = f'{result["cpu"] / results["orjson"]["cpu"]:.2f}x' if 'orjson' in results and kind != 'protobuf' else '-'
+        print(
+            f'| {kind} | {int(count):,} | {result["cpu"]:.1f} | {result["wall"]:.1f} | {count / result["cpu"]:,.0f} '
+            f'| {floor} | {fast} | {result["peak_mb"]:,.0f} |'
+        )
+    print(f'\ntotal {time.perf_counter() - started:.0f} s')
+
+
 def _run(kind: str, path: Path) -> dict[str, float]:
     output = subprocess.run(
         [sys.executable, '-m', 'benchmarks.traces_bench', '--measure', kind, str(path)],
@@ -270,6 +390,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--spans', type=int, default=SPANS, help='spans in the main file (default: 1,000,000)')
     parser.add_argument('--keep', type=Path, help='write the files here and keep them (default: a temp dir)')
+    parser.add_argument('--fixtures', action='store_true', help='measure the bundled fixtures, replicated')
+    parser.add_argument('--traces', type=int, default=10_000, help='traces with --fixtures (default: 10,000)')
     parser.add_argument('--measure', nargs=2, metavar=('KIND', 'PATH'), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
@@ -280,6 +402,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temporary:
         directory = args.keep or Path(temporary)
         directory.mkdir(parents=True, exist_ok=True)
+        if args.fixtures:
+            fixtures_main(directory, args.traces)
+            return
         started = time.perf_counter()
         one, double = directory / 'spans-1x.jsonl', directory / 'spans-2x.jsonl'
         spans, traces = generate(one, args.spans)

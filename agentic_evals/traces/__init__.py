@@ -20,11 +20,12 @@ scopes, span kinds, links and status messages have no place in a `SpanNode` and 
 
 Streaming: `load_traces` yields each trace as soon as the last line holding its spans is read,
 so memory grows with the largest trace (plus a small index entry per trace id), not with the
-file; spans of one trace spread over lines or files are merged. Protobuf files and single JSON
-documents have no lines and are read whole. Memory is bounded by the size of one unit: a line
-may hold at most 64 MiB and a file read whole 64 MiB after decompression (`_readers.MAX_LINE`,
-`MAX_DOCUMENT`), so a small gzip file that expands to gigabytes is refused at the limit; an
-attribute value is never larger than the line or document holding it.
+file; spans of one trace spread over lines or files are merged. A protobuf file is read one
+`ResourceSpans` at a time (a trace is yielded once the last one holding its spans is read);
+single JSON documents have no lines and are read whole. Memory is bounded by the size of one
+unit: a line may hold at most 64 MiB, and a JSON document or one protobuf `ResourceSpans` 64 MiB
+after decompression (`_readers.MAX_LINE`, `MAX_DOCUMENT`), so a small gzip file that expands to
+gigabytes is refused at the limit; an attribute value is never larger than the unit holding it.
 
 Errors: unusable input raises `FileError` naming the file and the line (JSON) or byte offset
 (protobuf, gzip) and what is wrong, on one line; in a JSON document, the line where the bad

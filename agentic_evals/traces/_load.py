@@ -1,12 +1,12 @@
 """`load_traces`: expand sources into files, then stream their traces out one by one.
 
-Two passes over the files. The first finds, per trace id, the last unit (line, or whole file)
-that mentions it, without decoding JSON. The second decodes unit by unit and yields a trace as
-soon as its last unit is in, so memory holds only the traces still open (for a JSON lines file
-written trace by trace, one), not the file. Protobuf files and single JSON documents have no
-smaller unit and are parsed whole. Problems in a unit surface when the second pass reaches it:
-traces yielded before stay valid. Only what stops the first pass too (a line over the size limit,
-corrupt or truncated gzip data, an unreadable file) raises before the first trace.
+Two passes over the files. The first finds, per trace id, the last unit (line, protobuf
+`ResourceSpans`, or whole file) that mentions it, without decoding JSON. The second decodes unit
+by unit and yields a trace as soon as its last unit is in, so memory holds only the traces still
+open (for a JSON lines file written trace by trace, one), not the file. A single JSON document
+has no smaller unit and is parsed whole. Problems in a unit surface when the second pass reaches
+it: traces yielded before stay valid. Only what stops the first pass too (a line over the size
+limit, corrupt or truncated gzip data, an unreadable file) raises before the first trace.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Decode binary OTLP protobuf `ExportTraceServiceRequest`s (the body of an OTLP/HTTP export).
 
-A protobuf file has no lines or record boundaries, so it is parsed whole (concatenated requests
-parse as one, which protobuf defines as their merge). Same decoding rules as OTLP JSON. Spans
+A protobuf file has no lines, but a request is a list of `ResourceSpans` (its field 1), so the
+reader walks the wire data and parses one `ResourceSpans` at a time, as a request of its own
+(`_protowire.top_level_fields`): memory holds one of them, not the file. Concatenated requests
+read as one, which protobuf defines as their merge. Same decoding rules as OTLP JSON. Spans
 under the pre-1.0 `instrumentation_library_spans` (field 1000 of `ResourceSpans`, gone from
 today's schema) are read like `scope_spans`; other unknown length-delimited fields of a request,
 resource or scope (where spans could hide) are named in a warning. Errors carry the path of
@@ -21,7 +23,7 @@ from pydantic_evals.otel.span_tree import SpanNode
 from ..conventions.registry import EVENT_FOLDS
 from ._assemble import Assembler, Location
 from ._attributes import decode_proto_attributes, fold_event
-from ._errors import BadData, NotTraces, preview
+from ._errors import BadData, preview
 from ._otlp_json import STATUS
 from ._protowire import first_problem
 
@@ -34,17 +36,21 @@ _SPANS = 2
 
 
 def parse_proto(data: bytes) -> ExportTraceServiceRequest:
-    """Parse a whole file; raises `BadData` (with the offset) when it is not a (complete) request."""
+    """Parse a request (one `resource_spans` field of a file); `BadData` (offset in `data`) if it is invalid."""
     request = ExportTraceServiceRequest()
     try:
         request.ParseFromString(data)
     except Exception:  # protobuf's DecodeError; its package ships no type stubs
         offset, problem = first_problem(data, ExportTraceServiceRequest.DESCRIPTOR) or (0, 'the parser refused it')
-        message = f'not a valid OTLP protobuf ExportTraceServiceRequest, or a truncated one ({problem})'
-        raise BadData(message, offset=offset) from None
-    if not request.resource_spans:
-        raise NotTraces('unknown format: binary data that holds no OTLP protobuf resource spans', offset=0)
+        raise BadData(invalid(problem), offset=offset) from None
     return request
+
+
+def invalid(problem: str) -> str:
+    return f'not a valid OTLP protobuf ExportTraceServiceRequest, or a truncated one ({problem})'
+
+
+NO_RESOURCE_SPANS = 'unknown format: binary data that holds no OTLP protobuf resource spans'
 
 
 def _trace_key(raw: object) -> str:
@@ -116,8 +122,11 @@ def proto_trace_ids(request: ExportTraceServiceRequest) -> list[str]:
     return list(found)
 
 
-def decode_proto(request: ExportTraceServiceRequest, location: Location, assembler: Assembler) -> None:
-    notes = _describe(_unknown(request), 'the ExportTraceServiceRequest')
+def decode_proto(
+    request: ExportTraceServiceRequest, location: Location, assembler: Assembler, notes: list[str]
+) -> None:
+    """Hand a request's spans to the assembler; the unknown fields met are described in `notes`."""
+    notes.extend(_describe(_unknown(request), 'the ExportTraceServiceRequest'))
     for index, resource_spans in enumerate(request.resource_spans):
         try:
             for number, occurrence, scope_spans in scopes(resource_spans, notes):
@@ -128,8 +137,11 @@ def decode_proto(request: ExportTraceServiceRequest, location: Location, assembl
                     raise error.within(number, occurrence) from None
         except BadData as error:
             raise error.within(_RESOURCE_SPANS, index) from None
-    for note in notes:
-        assembler.note(location, note)
+
+
+def unknown_request_field(number: int, size: int) -> str:
+    """The note on an unknown length-delimited field of a request (where spans could hide)."""
+    return _describe([(number, size)], 'the ExportTraceServiceRequest')[0]
 
 
 def _describe(unknown: list[tuple[int, int]], message: str) -> list[str]:

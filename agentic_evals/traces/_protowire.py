@@ -5,13 +5,14 @@ walks the same bytes along the message's schema (its descriptor) and names the f
 cannot use: a varint or length running past its message, a wire type protobuf does not have,
 text that is not UTF-8, messages nested deeper than the parser's limit. `offset_of` finds where the
 n-th resource, scope or span starts, for problems found after parsing. Both are iterative, and
-run only on the error path.
+run only on the error path. `top_level_fields` walks a file's top-level fields as it reads them,
+so a request is parsed one `ResourceSpans` at a time; its problems read as `first_problem`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 from ..errors import AgenticEvalsError
 
@@ -116,3 +117,108 @@ def offset_of(data: bytes, path: tuple[int | str, ...]) -> int | None:
     except _Broken:
         return None
     return found
+
+
+class StreamProblem(AgenticEvalsError):
+    """Wire data that cannot be walked at `offset`, or a value longer than a caller's limit (`too_long`)."""
+
+    def __init__(self, message: str, offset: int, *, too_long: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+        self.too_long = too_long
+
+
+_READ = 2**20
+
+
+def _read_exactly(stream: IO[bytes], size: int) -> bytes:
+    """`size` bytes, or fewer at the end of the data; read in pieces, so a false length allocates little."""
+    if size <= _READ:
+        return stream.read(size)
+    pieces: list[bytes] = []
+    while size > 0 and (piece := stream.read(min(size, _READ))):
+        pieces.append(piece)
+        size -= len(piece)
+    return b''.join(pieces)
+
+
+def _stream_varint(stream: IO[bytes], at: int) -> tuple[int, bytes]:
+    """A varint and its bytes, read from `stream` (at offset `at`)."""
+    result = shift = 0
+    raw = bytearray()
+    while True:
+        byte = stream.read(1)
+        if not byte:
+            raise StreamProblem('a number runs past the end of its message (truncated?)', at)
+        raw += byte
+        result |= (byte[0] & 0x7F) << shift
+        if not byte[0] & 0x80:
+            return result, bytes(raw)
+        shift += 7
+        if shift >= 70:
+            raise StreamProblem('a number longer than 10 bytes', at)
+
+
+def top_level_fields(stream: IO[bytes], limit: int, wanted: int) -> Iterator[tuple[int, int, int, int, bytes | None]]:
+    """(field number, wire type, offset of its tag, value size, bytes) of each top-level field, read as it goes.
+
+    The bytes are those of the whole field (tag, length and value: a message of that one field)
+    for the length-delimited fields numbered `wanted`; other fields are skipped (None). A wanted field of more
+    than `limit` bytes is `StreamProblem(too_long=True)` at the offset `limit` bytes into it.
+    Problems read as `first_problem` says them, at the same offsets.
+    """
+    pos = 0
+    while True:
+        tag_at = pos
+        first = stream.read(1)
+        if not first:
+            return
+        if first[0] & 0x80:
+            rest, rest_raw = _stream_varint(stream, tag_at)
+            tag, tag_raw = (first[0] & 0x7F) | rest << 7, first + rest_raw
+        else:
+            tag, tag_raw = first[0], first
+        pos += len(tag_raw)
+        number, wire = tag >> 3, tag & 7
+        if number == 0:
+            raise StreamProblem('a field numbered 0', tag_at)
+        if wire == 0:
+            _, raw = _stream_varint(stream, pos)
+            pos += len(raw)
+            yield number, wire, tag_at, len(raw), None
+        elif wire in _FIXED:
+            size = _FIXED[wire]
+            if len(_read_exactly(stream, size)) < size:
+                raise StreamProblem(f'field {number} holds {size} bytes in its message (truncated?)', tag_at)
+            pos += size
+            yield number, wire, tag_at, size, None
+        elif wire == 2:
+            length, length_raw = _stream_varint(stream, pos)
+            pos += len(length_raw)
+            header = len(tag_raw) + len(length_raw)
+            if number == wanted:
+                if header + length > limit:
+                    value = _read_exactly(stream, limit - header + 1)
+                    if header + len(value) > limit:
+                        raise StreamProblem(f'larger than {limit} bytes', tag_at + limit, too_long=True)
+                else:
+                    value = _read_exactly(stream, length)
+                if len(value) < length:
+                    raise StreamProblem(_truncated(number, length, len(value)), tag_at)
+                pos += length
+                yield number, wire, tag_at, length, tag_raw + length_raw + value
+            else:
+                skipped = 0
+                while skipped < length and (piece := stream.read(min(length - skipped, _READ))):
+                    skipped += len(piece)
+                if skipped < length:
+                    raise StreamProblem(_truncated(number, length, skipped), tag_at)
+                pos += length
+                yield number, wire, tag_at, length, None
+        else:
+            raise StreamProblem(f'field {number} has wire type {wire}, which OTLP does not use', tag_at)
+
+
+def _truncated(number: int, length: int, remain: int) -> str:
+    return f'field {number} holds {length} bytes where {remain} remain in its message (truncated?)'

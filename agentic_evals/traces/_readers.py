@@ -1,13 +1,14 @@
 """Read a trace file in the two passes `load_traces` makes, one reader class per kind of file.
 
-`scan` is the cheap first pass: which trace ids occur in which unit (line, or the whole file for a
-document or protobuf), found with a regular expression, without decoding JSON. `read` decodes
+`scan` is the cheap first pass: which trace ids occur in which unit (line, `ResourceSpans` of a
+protobuf file, or the whole file for a document), found with a regular expression without
+decoding JSON (protobuf: each `ResourceSpans` parsed, the spans' ids read). `read` decodes
 unit by unit into the assembler and yields each unit once its spans are in. Each JSON line or
 document is dispatched by its shape (`_shapes`).
 
 Memory is bounded by the size of one unit, never by what a small compressed file expands to:
-a line may hold at most `MAX_LINE` bytes and a file read whole `MAX_DOCUMENT` (after
-decompression), and reading stops at the limit with a `FileError`. Every `FileError` about the
+a line may hold at most `MAX_LINE` bytes and a file read whole (or one protobuf `ResourceSpans`)
+`MAX_DOCUMENT` (after decompression), and reading stops at the limit with a `FileError`. Every `FileError` about the
 content carries a line (JSON) or a byte offset (protobuf, gzip).
 """
 
@@ -21,23 +22,28 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
 from ..errors import FileError
 from ._assemble import Assembler
 from ._errors import BadData, NotTraces
 from ._gzip import GzipError, open_gzip
 from ._ids import base64_hex
 from ._locate import deepest_line, line_of, repeated_key_line, start_line
-from ._otlp_proto import decode_proto, parse_proto, proto_trace_ids
-from ._protowire import offset_of
+from ._otlp_proto import NO_RESOURCE_SPANS, decode_proto, invalid, parse_proto, proto_trace_ids, unknown_request_field
+from ._protowire import StreamProblem, offset_of, top_level_fields
 from ._shapes import RepeatedKey, check_repeated_keys, decode_json
 
 Unit = int | None
-"""A line number, or None for a file read as a whole."""
+"""A line number (the number of a `ResourceSpans` in protobuf), or None for a file read as a whole."""
+
+RESOURCE_SPANS = 1
+"""`ExportTraceServiceRequest.resource_spans`, the field a protobuf file is read by."""
 
 MAX_LINE = 64 * 2**20
 """The most bytes one line of a JSON lines file may hold (its newline included)."""
 MAX_DOCUMENT = 64 * 2**20
-"""The most bytes of a file read whole (a JSON document, a protobuf request), after decompression."""
+"""The most bytes of a file read whole (a JSON document) or of one protobuf `ResourceSpans`, after decompression."""
 _CHUNK = 2**20
 
 _TRACE_ID = re.compile(rb'"trace[Ii][Dd]"\s*:\s*"([^"]*)"')
@@ -268,30 +274,62 @@ class JsonDocumentReader(Reader):
 
 
 class ProtobufReader(Reader):
+    """A binary `ExportTraceServiceRequest`, read one `ResourceSpans` at a time: its units are their numbers, from 1.
+
+    Each one is a unit of at most `MAX_DOCUMENT` bytes, parsed as a request of its own, so memory
+    holds one (and the traces still open), never the file; the first pass parses each one too.
+    """
+
     format = 'OTLP protobuf'
 
-    def _where(self, error: BadData, data: bytes) -> FileError:
-        offset = error.offset if error.offset is not None else offset_of(data, error.path)
+    def _where(self, error: BadData, offset: int) -> FileError:
         where = ' (in the decompressed data)' if self.gzipped else ''
         if isinstance(error, NotTraces) and self.found:
-            return Stray(self.path, f'skipped, not a trace file ({error.message})', offset=offset or 0)
-        return FileError(self.path, error.message + where, offset=offset or 0)
+            return Stray(self.path, f'skipped, not a trace file ({error.message})', offset=offset)
+        return FileError(self.path, error.message + where, offset=offset)
 
-    def _parse(self) -> Any:
-        data = self.read_all()
+    def entries(self, notes: list[str]) -> Iterator[tuple[int, int, bytes, ExportTraceServiceRequest]]:
+        """(number, offset, bytes, parsed request) of each `resource_spans` field; unknown fields noted in `notes`."""
+        count = 0
         try:
-            return parse_proto(data)
-        except BadData as error:
-            raise self._where(error, data) from None
+            with self.open() as stream:
+                for number, wire, tag_at, size, data in top_level_fields(stream, MAX_DOCUMENT, RESOURCE_SPANS):
+                    if data is None:
+                        if wire == 2:
+                            notes.append(unknown_request_field(number, size))
+                        continue
+                    try:
+                        request = parse_proto(data)
+                    except BadData as error:
+                        raise self._where(error, tag_at + (error.offset or 0)) from None
+                    count += 1
+                    yield count, tag_at, data, request
+        except StreamProblem as problem:
+            if problem.too_long:
+                what = 'decompressed, ' if self.gzipped else ''
+                message = f'larger than {_mib(MAX_DOCUMENT)} ({what}the limit for one ResourceSpans of a protobuf file)'
+                raise FileError(self.path, message, offset=problem.offset) from None
+            raise self._where(BadData(invalid(problem.message)), problem.offset) from None
+        except ERRORS as error:
+            raise self.io_error(error, None) from None
+        if not count:
+            raise self._where(NotTraces(NO_RESOURCE_SPANS), 0)
 
     def scan(self) -> Iterator[tuple[Unit, str]]:
-        for trace_id in proto_trace_ids(self._parse()):
-            yield None, trace_id
+        for number, _, _, request in self.entries([]):
+            for trace_id in proto_trace_ids(request):
+                yield number, trace_id
 
     def read(self, assembler: Assembler) -> Iterator[Unit]:
-        request = self._parse()
-        try:
-            decode_proto(request, (self.index, None), assembler)
-        except BadData as error:
-            raise self._where(error, self.read_all()) from None
-        yield None
+        location = (self.index, None)
+        request_notes: list[str] = []
+        notes: list[str] = []
+        for number, tag_at, data, request in self.entries(request_notes):
+            try:
+                decode_proto(request, location, assembler, notes)
+            except BadData as error:
+                offset = error.offset if error.offset is not None else offset_of(data, error.path)
+                raise self._where(error, tag_at + (offset or 0)) from None
+            yield number
+        for note in request_notes + notes:
+            assembler.note(location, note)
