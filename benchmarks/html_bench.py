@@ -18,9 +18,10 @@ Figures, per size:
   (navigation timing), and "ready": when the page has marked itself ready (`READY_SELECTOR`) and
   the summary and the first case row both have a layout box (a script run at document start
   watches the page for them), taken in a task after the next animation frame, once the main thread
-  has painted them. First paint and FCP are presentation times (when the compositor showed a frame),
-  so ready can come a few milliseconds before the FCP of the same frame. Every time is milliseconds
-  since navigation start.
+  has painted them; and "loaded": when every case is in the page and the filters work
+  (`LOADED_SELECTOR`; a large report reads its cases after its first rows are shown). First paint
+  and FCP are presentation times (when the compositor showed a frame), so ready can come a few
+  milliseconds before the FCP of the same frame. Every time is milliseconds since navigation start.
 
 A page error or console error in any load stops the run with exit status 1: the figures of a broken
 page mean nothing.
@@ -57,7 +58,7 @@ from agentic_evals.reports.document import (
     Timeline,
 )
 from agentic_evals.reports.gates import Gates, check_gates
-from agentic_evals.reports.html import READY_SELECTOR, render_html
+from agentic_evals.reports.html import LOADED_SELECTOR, READY_SELECTOR, render_html
 
 from .run import host
 
@@ -272,15 +273,18 @@ WATCH = """
 (() => {
   const marks = window.__bench = {};
   const selectors = %s;
+  const loaded = %s;
   const shown = sel => {
     const e = document.querySelector(sel), box = e && e.getBoundingClientRect();
     return !!box && box.width > 0 && box.height > 0;
   };
   const check = () => {
-    if (marks.dom || !selectors.every(shown)) return;
-    marks.dom = performance.now();
-    observer.disconnect();
-    requestAnimationFrame(() => setTimeout(() => { marks.ready = performance.now(); }, 0));
+    if (!marks.loaded && document.querySelector(loaded)) marks.loaded = performance.now();
+    if (!marks.dom && selectors.every(shown)) {
+      marks.dom = performance.now();
+      requestAnimationFrame(() => setTimeout(() => { marks.ready = performance.now(); }, 0));
+    }
+    if (marks.dom && marks.loaded) observer.disconnect();
   };
   const observer = new MutationObserver(check);
   observer.observe(document, {childList: true, subtree: true, attributes: true});
@@ -294,6 +298,7 @@ READ = """() => {
   return {
     fp: paint['first-paint'] ?? null, fcp: paint['first-contentful-paint'] ?? null,
     dcl: nav.domContentLoadedEventEnd, load: nav.loadEventEnd, ready: window.__bench.ready,
+    loaded: window.__bench.loaded ?? null,
     heap: performance.memory ? performance.memory.usedJSHeapSize : null,
   };
 }"""
@@ -313,6 +318,7 @@ class Load:
     dcl: float
     load: float
     ready: float
+    loaded: float | None
     heap: int | None
 
 
@@ -334,13 +340,14 @@ def load_page(browser: Any, path: Path, ready: Sequence[str]) -> Load:
 
     try:
         context.route('**/*', route)
-        context.add_init_script(WATCH % json.dumps(list(ready)))
+        context.add_init_script(WATCH % (json.dumps(list(ready)), json.dumps(LOADED_SELECTOR)))
         page = context.new_page()
         page.on('pageerror', lambda error: problems.append(f'page error: {error}'))
         page.on('console', console)
         try:
             page.goto(path.as_uri(), wait_until='load', timeout=LOAD_TIMEOUT_MS)
             page.wait_for_function('() => window.__bench && window.__bench.ready', timeout=LOAD_TIMEOUT_MS, polling=50)
+            page.wait_for_function('() => window.__bench.loaded', timeout=LOAD_TIMEOUT_MS, polling=50)
         except Exception as error:
             problems.append(f'not shown: {str(error).splitlines()[0]}')
         page.wait_for_timeout(100)  # paint entries are queued after the frame
@@ -400,7 +407,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f'  {size:,} cases: {len(data) / 1e6:.1f} MB, measured', flush=True)
         browser.close()
     print()
-    header = ('cases', 'bytes', 'MB', 'render s', 'FP ms', 'FCP ms', 'DCL ms', 'load ms', 'ready ms', 'JS heap MB')
+    header = (
+        'cases',
+        'bytes',
+        'MB',
+        'render s',
+        'FP ms',
+        'FCP ms',
+        'DCL ms',
+        'load ms',
+        'ready ms',
+        'loaded ms',
+        'JS heap MB',
+    )
     table = [
         (
             f'{size:,}',
@@ -412,6 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ms(median([x.dcl for x in loads])),
             ms(median([x.load for x in loads])),
             ms(median([x.ready for x in loads])),
+            ms(median([x.loaded for x in loads])),
             '-' if (heap := median([x.heap for x in loads])) is None else f'{heap / 1e6:.1f}',
         )
         for size, size_bytes, render_s, loads in rows

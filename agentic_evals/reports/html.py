@@ -10,11 +10,17 @@ The page is drawn in the browser from a compact JSON payload (`payload`) by `htm
 inside the shell of `html_page.py` (no network, a Content-Security-Policy, the payload embedded as
 data). Every string of data is passed through `visible` here and reaches the page through
 `textContent`, never as markup. At 10,000 cases the list is rendered a batch at a time as it is
-scrolled to and a case's details only when it is opened; the payload is compressed when large.
+scrolled to and a case's details only when it is opened. A report of more than `FIRST_ROWS` cases is
+split so that its summary shows at once: the page's payload holds the summary and the list rows of
+the first `FIRST_ROWS` cases (their names, statuses and one-line briefs), and every case in full
+follows the page's script in parts of `PART_CASES` (compressed when large), which the page reads
+once the file is parsed; until then the filters and the search wait, disabled, and the list says how
+many cases are still loading.
 
 `render_html(document, gates, verdict) -> str` is the view (what the CLI and the benchmarks call).
 Once the summary and the first rows of the case list are in the DOM, the page sets `data-ready` on
-`<body>`: `READY_SELECTOR` (`body[data-ready]`) is what a test or a benchmark waits for.
+`<body>`: `READY_SELECTOR` (`body[data-ready]`) is what a test or a benchmark waits for; once every
+case is in (the filters work on all of them), `data-loaded` follows (`LOADED_SELECTOR`).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +51,7 @@ from .gates import (
     format_number,
     metric_mean,
 )
-from .html_page import asset, render_page
+from .html_page import asset, read_parts, read_payload, render_page
 from .text import visible
 
 if TYPE_CHECKING:
@@ -56,7 +62,13 @@ if TYPE_CHECKING:
 
 READY_SELECTOR = 'body[data-ready]'
 """Matches once the summary and the first rows of the case list are shown."""
-PAYLOAD_VERSION = 1
+LOADED_SELECTOR = 'body[data-loaded]'
+"""Matches once every case is in the page (and the filters and the search are enabled)."""
+PAYLOAD_VERSION = 2
+FIRST_ROWS = 100
+"""Cases whose list rows are in the page's first payload (report.js draws its list a batch of this many at a time)."""
+PART_CASES = 500
+"""Cases per part of a split page: the page parses each part in a task of its own."""
 VALUE_LIMIT = 4000
 """Characters shown of a case's inputs, output, expected output and metadata (as JSON text)."""
 NO_TIMELINE = 'No timeline: the report holds no spans for this case.'
@@ -73,13 +85,33 @@ RUN_METRICS = ('requests', 'input_tokens', 'output_tokens', 'total_tokens', 'cos
 def render_html(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_timeline: str = NO_TIMELINE) -> str:
     """The report as one HTML document (text). `no_timeline` is what a case without a timeline says."""
     title = f'{visible(document.name, newlines=False)} — agentic-evals report'
+    data = payload(document, gates, verdict, no_timeline=no_timeline)
+    cases = data['cases']
+    parts: Iterator[str] = iter(())
+    if len(cases) > FIRST_ROWS:
+        data = {key: value for key, value in data.items() if key != 'cases'}
+        data['count'] = len(cases)
+        data['rows'] = [{'n': c['n'], 's': c['s'], 'b': c['b']} for c in cases[:FIRST_ROWS]]
+        parts = (payload_text(cases[i : i + PART_CASES]) for i in range(0, len(cases), PART_CASES))
     return render_page(
         title,
-        payload_text(payload(document, gates, verdict, no_timeline=no_timeline)),
+        payload_text(data),
+        parts=parts,
         css=[asset('report.css')],
         js=[asset('report.js')],
         body=_SKELETON,
     )
+
+
+def read_report_payload(page: str) -> Any:
+    """The payload of a page made by `render_html`, parsed and whole (as `payload` gives it, every string
+    made visible), whether the page was split or not: for tests and tools."""
+    data: Any = read_payload(page)
+    if 'rows' in data:
+        del data['rows'], data['count']
+        parts: list[Any] = read_parts(page)
+        data['cases'] = [case for part in parts for case in part]
+    return data
 
 
 def html_report(
@@ -240,7 +272,9 @@ def _case(case: CaseResult, gates: Gates, case_gates: list[list[Any]]) -> dict[s
         rows.append(['e', error.name, None, error.message, error.evaluator, 1])
     rows += case_gates
     failed = case.failed or low or bool(case_gates)
-    entry: dict[str, Any] = {'n': case.name, 's': 'fail' if failed else 'pass', 'R': rows}
+    calls = len(case.timeline.calls) if case.timeline is not None else None
+    brief = [None, list(dict.fromkeys(r[1] for r in rows if r[5] == 1)), calls, case.duration]
+    entry: dict[str, Any] = {'n': case.name, 's': 'fail' if failed else 'pass', 'b': brief, 'R': rows}
     metrics: dict[str, Any] = dict(case.metrics)
     metrics[DURATION] = case.duration
     entry['m'] = metrics
@@ -257,7 +291,8 @@ def _case(case: CaseResult, gates: Gates, case_gates: list[list[Any]]) -> dict[s
 
 
 def _failure(failure: CaseFailure) -> dict[str, Any]:
-    entry: dict[str, Any] = {'n': failure.name, 's': 'fail', 'F': failure.error, 'R': []}
+    brief = [failure.error.split('\n', 1)[0]]
+    entry: dict[str, Any] = {'n': failure.name, 's': 'fail', 'b': brief, 'F': failure.error, 'R': []}
     _values(entry, failure.inputs, None, failure.expected_output, failure.metadata)
     return entry
 

@@ -8,13 +8,19 @@ network (no CDN, no fonts, no images from anywhere) and works opened from disk (
   close the element or open a comment (`</script>`, `<!--`); a large payload is gzip-compressed
   and base64-encoded instead (`type="application/gzip-base64"`), and the page inflates it with the
   browser's own `DecompressionStream`;
+- a large page can be split: the payload (`id="payload"`) then holds what the page draws first,
+  and further parts (`parts=`, each its own `<script class="payload-part">`, compressed or not by
+  the same rule) come after the page's script, so the browser parses, runs and paints the script's
+  first drawing before it reaches them; `AE.parts()` reads them once the document is parsed;
 - a Content-Security-Policy allows only this page's own style and script elements (by their
   SHA-256 hashes) and no fetch, image, font, frame or form target at all, so even a string that
   somehow became markup could load or run nothing (no `eval` either: a test driving the page
-  polls with Playwright's `expect`, not `wait_for_function`, which evaluates a string);
+  polls with Playwright's `expect`, not `wait_for_function`, which evaluates a string); the data
+  elements are not scripts (their types are not JavaScript), so the policy needs no hash for them;
 - the shared assets in `html_assets/` (`base.css`, `page.js`) come first: `page.js` defines `AE`,
-  with `AE.payload()` (a promise of the parsed payload, whichever way it was embedded) and
-  `AE.h(...)`, which builds DOM elements with text set through `textContent`, never markup.
+  with `AE.payload()` (a promise of the parsed payload, whichever way it was embedded),
+  `AE.parts()` and `AE.h(...)`, which builds DOM elements with text set through `textContent`,
+  never markup.
 
 Lone surrogates (which UTF-8 cannot encode) travel as JSON escapes and read back as the same text.
 """
@@ -27,17 +33,20 @@ import hashlib
 import html
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from importlib.resources import files
 
 PAYLOAD_ID = 'payload'
 """The `id` of the payload's `<script>` element (what `AE.payload()` reads)."""
+PART_CLASS = 'payload-part'
+"""The `class` of each further part's `<script>` element (what `AE.parts()` reads)."""
 COMPRESS_ABOVE = 512 * 1024
-"""Payloads of more JSON characters than this are embedded gzip-compressed (base64), by default."""
+"""Payloads (and parts) of more JSON characters than this are embedded gzip-compressed (base64), by default."""
 SHARED_CSS = ('base.css',)
 SHARED_JS = ('page.js',)
 
+_KINDS = 'application/json|application/gzip-base64'
 _UNSAFE = re.compile('[<>&\u2028\u2029\ud800-\udfff]')
 
 
@@ -65,6 +74,7 @@ def render_page(
     title: str,
     payload: object,
     *,
+    parts: Iterable[object] = (),
     css: Sequence[str] = (),
     js: Sequence[str] = (),
     body: str = '',
@@ -73,23 +83,14 @@ def render_page(
 ) -> str:
     """The whole HTML document.
 
-    `payload` is any JSON-serialisable value (or JSON text already made). `css` and `js` are the
-    page's own stylesheets and scripts as text (`asset(name)` reads a shared one), added after the
-    shared `base.css` and `page.js`. `body` is static markup for the page's skeleton: it must not hold
-    data (data goes in the payload and reaches the page through `textContent`). `compress`: gzip
-    the payload (default: when it is larger than `COMPRESS_ABOVE`).
+    `payload` is any JSON-serialisable value (or JSON text already made). `parts` are further values
+    (or JSON texts), embedded after the page's script in order: the page's first drawing should need
+    only `payload`. `css` and `js` are the page's own stylesheets and scripts as text (`asset(name)`
+    reads a shared one), added after the shared `base.css` and `page.js`. `body` is static markup for
+    the page's skeleton: it must not hold data (data goes in the payload and reaches the page through
+    `textContent`). `compress`: gzip the payload and each part (default: each one larger than
+    `COMPRESS_ABOVE`).
     """
-    data = payload_json(payload)
-    if compress is None:
-        compress = len(data) > COMPRESS_ABOVE
-    if compress:
-        packed = gzip.compress(data.encode('utf-8'), compresslevel=6, mtime=0)
-        data_element = (
-            f'<script type="application/gzip-base64" id="{PAYLOAD_ID}">'
-            f'{base64.b64encode(packed).decode("ascii")}</script>'
-        )
-    else:
-        data_element = f'<script type="application/json" id="{PAYLOAD_ID}">{data}</script>'
     styles = [asset(name) for name in SHARED_CSS] + list(css)
     scripts = [asset(name) for name in SHARED_JS] + list(js)
     style = '\n' + '\n'.join(styles) + '\n'  # exactly the element's content: its hash is in the policy
@@ -106,6 +107,8 @@ def render_page(
             "form-action 'none'",
         ]
     )
+    data_element = _data_element(payload_json(payload), f'id="{PAYLOAD_ID}"', compress)
+    part_elements = ''.join(f'{element}\n' for element in _part_elements(parts, compress))
     return (
         '<!DOCTYPE html>\n'
         f'<html lang="{html.escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
@@ -114,8 +117,26 @@ def render_page(
         '<meta name="referrer" content="no-referrer">\n'
         f'<title>{html.escape(title, quote=False)}</title>\n'
         f'<style>{style}</style>\n</head>\n<body>\n{body}\n{data_element}\n'
-        f'<script>{script}</script>\n</body>\n</html>\n'
+        f'<script>{script}</script>\n{part_elements}</body>\n</html>\n'
     )
+
+
+def _data_element(data: str, attribute: str, compress: bool | None) -> str:
+    if compress is None:
+        compress = len(data) > COMPRESS_ABOVE
+    if compress:
+        return f'<script type="application/gzip-base64" {attribute}>{_pack(data)}</script>'
+    return f'<script type="application/json" {attribute}>{data}</script>'
+
+
+def _part_elements(parts: Iterable[object], compress: bool | None) -> list[str]:
+    attribute = f'class="{PART_CLASS}"'
+    return [_data_element(payload_json(part), attribute, compress) for part in parts]
+
+
+def _pack(data: str) -> str:
+    """`data` as UTF-8, gzip-compressed (time 0: the same text gives the same page), base64-encoded."""
+    return base64.b64encode(gzip.compress(data.encode('utf-8'), compresslevel=6, mtime=0)).decode('ascii')
 
 
 def _sha256(text: str) -> str:
@@ -125,11 +146,19 @@ def _sha256(text: str) -> str:
 
 def read_payload(page: str) -> object:
     """The payload embedded in a page made by `render_page` (for tests and tools), parsed."""
-    kinds = 'application/json|application/gzip-base64'
-    match = re.search(rf'<script type="({kinds})" id="{PAYLOAD_ID}">(.*?)</script>', page, re.DOTALL)
+    match = re.search(rf'<script type="({_KINDS})" id="{PAYLOAD_ID}">(.*?)</script>', page, re.DOTALL)
     if match is None:
         raise ValueError('no payload in this page')
-    kind, text = match.groups()
+    return _read(*match.groups())
+
+
+def read_parts(page: str) -> list[object]:
+    """The further parts embedded in a page made by `render_page`, parsed, in order (none: `[]`)."""
+    found = re.finditer(rf'<script type="({_KINDS})" class="{PART_CLASS}">(.*?)</script>', page, re.DOTALL)
+    return [_read(*match.groups()) for match in found]
+
+
+def _read(kind: str, text: str) -> object:
     if kind == 'application/gzip-base64':
         text = gzip.decompress(base64.b64decode(text)).decode('utf-8')
     return json.loads(text)

@@ -21,6 +21,7 @@ from pydantic_evals import Case, Dataset
 
 from agentic_evals import Gates, MaxToolCalls, MinScore, TrajectoryMatch, html_report, write_html_report
 from agentic_evals.cli import main
+from agentic_evals.reports import html as html_module
 from agentic_evals.reports.document import (
     AgentSpan,
     AlignedCall,
@@ -38,8 +39,23 @@ from agentic_evals.reports.document import (
     read_document,
 )
 from agentic_evals.reports.gates import check_gates
-from agentic_evals.reports.html import NO_SPANS, READY_SELECTOR, payload, payload_text, render_html
-from agentic_evals.reports.html_page import COMPRESS_ABOVE, PAYLOAD_ID, read_payload, render_page
+from agentic_evals.reports.html import (
+    FIRST_ROWS,
+    LOADED_SELECTOR,
+    NO_SPANS,
+    READY_SELECTOR,
+    payload,
+    payload_text,
+    read_report_payload,
+    render_html,
+)
+from agentic_evals.reports.html_page import (
+    COMPRESS_ABOVE,
+    PAYLOAD_ID,
+    read_parts,
+    read_payload,
+    render_page,
+)
 from agentic_evals.reports.text import visible
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -238,6 +254,76 @@ def test_the_ready_selector_is_what_the_page_sets() -> None:
 
     assert READY_SELECTOR == 'body[data-ready]'
     assert "document.body.dataset.ready = ''" in asset('report.js')
+    assert LOADED_SELECTOR == 'body[data-loaded]'
+    assert "document.body.dataset.loaded = ''" in asset('report.js')
+
+
+def _large(cases: int) -> ReportDocument:
+    """`cases` cases of about 10 KB each, one in ten failing, with a timeline of two calls."""
+    results = []
+    for i in range(cases):
+        calls = [
+            CallSpan(f'tool_{k}', 'ok', ['agent'], 0.1 * k, 0.1 * k + 0.05, arguments='{"q": "%s"}' % ('x' * 5000))
+            for k in range(2)
+        ]
+        timeline = Timeline(agents=[AgentSpan('agent', ['agent'], 0.0, 0.3)], calls=calls)
+        failed = i % 10 == 3
+        results.append(
+            CaseResult(
+                f'case {i:04d}',
+                assertions={'fine': AssertionResult(not failed, 'reason')},
+                duration=0.3,
+                timeline=timeline,
+            )
+        )
+    return ReportDocument(name='large', cases=results).with_derived()
+
+
+def test_a_large_report_is_split_so_its_summary_and_first_rows_come_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More than FIRST_ROWS cases: the page's payload holds the summary and the first rows' list data,
+    uncompressed, before the page's one script; every case follows it in parts, compressed when large."""
+    monkeypatch.setattr(html_module, 'PART_CASES', 120)
+    document = _large(250)
+    gates = Gates()
+    verdict = check_gates(document, gates)
+    page = render_html(document, gates, verdict)
+    tags = re.findall(r'<script[^>]*>', page)
+    assert tags == [
+        f'<script type="application/json" id="{PAYLOAD_ID}">',
+        '<script>',
+        '<script type="application/gzip-base64" class="payload-part">',  # 120 cases: about 1.2 MB of JSON
+        '<script type="application/gzip-base64" class="payload-part">',
+        '<script type="application/json" class="payload-part">',  # the last 10: small
+    ]
+    head: Any = read_payload(page)
+    assert 'cases' not in head
+    assert head['count'] == 250
+    assert head['totals']['cases'] == 250
+    assert len(head['rows']) == FIRST_ROWS
+    assert head['rows'][:2] == [
+        {'n': 'case 0003', 's': 'fail', 'b': [None, ['fine'], 2, 0.3]},
+        {'n': 'case 0013', 's': 'fail', 'b': [None, ['fine'], 2, 0.3]},
+    ]
+    assert [len(part) for part in read_parts(page)] == [120, 120, 10]  # type: ignore[arg-type]
+    whole = json.loads(payload_text(payload(document, gates, verdict)))
+    assert read_report_payload(page) == whole
+    assert [row['n'] for row in head['rows']] == [c['n'] for c in whole['cases'][:FIRST_ROWS]]
+    # the one script the policy allows is the page's own, as it stands between the head and the parts
+    policy = re.search(r"script-src '([^']+)'", page)
+    script = re.search(r'<script>(.*?)</script>', page, re.DOTALL)
+    assert policy is not None and script is not None
+    assert policy[1] == 'sha256-' + base64.b64encode(hashlib.sha256(script[1].encode()).digest()).decode()
+    # the same page again, byte for byte
+    assert render_html(document, gates, verdict) == page
+
+
+def test_a_report_of_the_first_rows_only_is_not_split() -> None:
+    document = _large(FIRST_ROWS)
+    page = render_html(document, Gates(), check_gates(document, Gates()))
+    assert read_parts(page) == []
+    data: Any = read_payload(page)
+    assert len(data['cases']) == FIRST_ROWS and 'rows' not in data
+    assert read_report_payload(page) == data
 
 
 def test_the_assets_ship_in_the_package() -> None:

@@ -28,7 +28,7 @@ from agentic_evals.reports.document import (
     Timeline,
 )
 from agentic_evals.reports.gates import Gates, check_gates
-from agentic_evals.reports.html import READY_SELECTOR, render_html
+from agentic_evals.reports.html import FIRST_ROWS, LOADED_SELECTOR, READY_SELECTOR, render_html
 from agentic_evals.reports.text import visible
 
 from .test_html import HOSTILE, hostile_document
@@ -327,6 +327,7 @@ def test_ten_thousand_cases_load_and_show_their_first_rows(
     page.wait_for_selector(READY_SELECTOR, timeout=120_000)
     assert page.inner_text('[data-stat="cases"] .tile-value') == '10,000'
     assert page.inner_text('[data-stat="failed"] .tile-value') == '1,000'
+    page.wait_for_selector(LOADED_SELECTOR, timeout=120_000)  # every case in: the filters work
     assert page.inner_text('#shown-count') == 'Showing 10,000 of 10,000 cases'
     rows = page.locator('#case-list li.case')
     first = rows.count()
@@ -342,3 +343,76 @@ def test_ten_thousand_cases_load_and_show_their_first_rows(
     expect(page.locator('#shown-count')).to_have_text('Showing 1,000 of 10,000 cases')
     assert rows.first.locator('.case-name').inner_text() == 'case 00003'
     assert page.locator('#case-list li.case.pass').count() == 0
+
+
+AT_READY = """
+(() => {
+  const seen = window.__atReady = {};
+  new MutationObserver((_, observer) => {
+    if (!document.body || !document.body.hasAttribute('data-ready')) return;
+    observer.disconnect();
+    const more = document.querySelector('#cases button.more');
+    Object.assign(seen, {
+      parts: document.querySelectorAll('script.payload-part').length,
+      loaded: document.body.hasAttribute('data-loaded'),
+      summary: document.querySelector('[data-stat="cases"] .tile-value').textContent,
+      rows: document.querySelectorAll('#case-list li.case').length,
+      first: document.querySelector('#case-list li.case .case-name').textContent,
+      brief: document.querySelector('#case-list li.case .case-brief').textContent,
+      disabled: ['failed-only', 'evaluator', 'agent', 'search'].map((id) => document.getElementById(id).disabled),
+      count: document.getElementById('shown-count').textContent,
+      note: document.getElementById('cases-loading').textContent,
+      more: more.hidden,
+    });
+    const toggle = document.querySelector('#case-list li.case .case-toggle');
+    toggle.click();  // opened before its details are in
+    seen.opened = toggle.closest('li').querySelector('.case-body').textContent;
+  }).observe(document, {subtree: true, childList: true, attributes: true});
+})();
+"""
+"""Run at document start: what the page shows at the moment it marks itself ready, taken in the same
+microtask checkpoint, before the parser goes on past the page's script (so deterministic)."""
+
+
+def test_a_split_report_shows_its_summary_and_first_rows_before_the_rest_is_read(
+    tmp_path: Path, open_report: ReportOpener
+) -> None:
+    document = _many(250)
+    gates = Gates()
+    path = tmp_path / 'split.html'
+    path.write_text(render_html(document, gates, check_gates(document, gates)), encoding='utf-8')
+    page = open_report.new_page()
+    page.add_init_script(AT_READY)
+    page.goto(path.as_uri())
+    page.wait_for_selector(LOADED_SELECTOR)
+    seen = page.evaluate('window.__atReady')
+    assert seen == {
+        'parts': 0,  # drawn before the parser reached the cases' parts
+        'loaded': False,
+        'summary': '250',
+        'rows': FIRST_ROWS,
+        'first': 'case 00003',
+        'brief': 'failed: MaxToolCalls · 6 calls · 700 ms',
+        'disabled': [True, True, True, True],  # no filter applies to a part of the list
+        'count': f'Showing the first {FIRST_ROWS} of 250 cases',
+        'note': 'Loading 150 more cases… (the filters and the search work once they are in)',
+        'more': True,
+        'opened': 'Loading this case…',
+    }
+    # once every case is in: the filters work, the note is gone, the case opened early has its details
+    for control in ('#failed-only', '#evaluator', '#agent', '#search'):
+        expect(page.locator(control)).to_be_enabled()
+    assert page.inner_text('#shown-count') == 'Showing 250 of 250 cases'
+    assert page.locator('#cases-loading').count() == 0
+    rows = page.locator('#case-list li.case')
+    early = rows.first.locator('.case-body')
+    assert early.locator('table.results tr[data-result="MaxToolCalls"] td.reason').inner_text() == (
+        '6 tool call(s), budget=5'
+    )
+    assert early.locator('.tl-call').count() == 6
+    # a first row drawn from its list data opens to the whole case
+    case(page, 'case 00013')
+    assert rows.nth(1).locator('.case-body .tl-lane').count() == 2
+    assert rows.count() == FIRST_ROWS
+    page.check('#failed-only')
+    expect(page.locator('#shown-count')).to_have_text('Showing 25 of 250 cases')

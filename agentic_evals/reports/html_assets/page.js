@@ -5,7 +5,29 @@
 const AE = (() => {
   /** The page's embedded payload, parsed (a promise: a compressed payload is inflated first). */
   async function payload(id = 'payload') {
-    const element = document.getElementById(id);
+    return decode(document.getElementById(id));
+  }
+
+  /**
+   * The page's further parts (the `script.payload-part` elements after the page's script), parsed, in
+   * order: a promise, settled once the document is parsed and every part read. Each part is parsed
+   * in a task of its own, so the page stays responsive; `onPart(value, index, count)` follows each.
+   */
+  async function parts(onPart) {
+    if (document.readyState === 'loading') {
+      await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, {once: true}));
+    }
+    const elements = [...document.querySelectorAll('script.payload-part')];
+    const values = [];
+    for (const element of elements) {
+      await new Promise((resolve) => setTimeout(resolve, 0)); // a task of its own: input and paint come first
+      values.push(await decode(element));
+      if (onPart) onPart(values[values.length - 1], values.length - 1, elements.length);
+    }
+    return values;
+  }
+
+  async function decode(element) {
     if (element.type !== 'application/gzip-base64') return JSON.parse(element.textContent);
     const text = element.textContent.trim();
     let bytes;
@@ -141,7 +163,8 @@ const AE = (() => {
   /**
    * Render `items` into `container` a batch at a time: the first batch now, the next whenever the
    * "Show more" button after the list comes near the viewport (or is pressed). A long list costs
-   * only what was scrolled to. Returns {shown(): count, reset(items): start again with new items}.
+   * only what was scrolled to. Returns {shown(): count, reset(items): start again with new items,
+   * extend(items): the same list made longer (`items` begins with the items drawn, whose rows stay)}.
    */
   function lazyList(container, items, render, batch = 100) {
     let shown = 0;
@@ -157,6 +180,9 @@ const AE = (() => {
       const end = Math.min(current.length, shown + batch);
       for (; shown < end; shown++) fragment.append(render(current[shown], shown));
       container.append(fragment);
+      update();
+    }
+    function update() {
       more.hidden = shown >= current.length;
       more.textContent = `Show more (${(current.length - shown).toLocaleString('en-US')} more)`;
       // Observing again asks for a fresh intersection report: if the button is still in view after
@@ -170,8 +196,12 @@ const AE = (() => {
       container.replaceChildren();
       next();
     }
+    function extend(items) {
+      current = items;
+      update();
+    }
     next();
-    return {shown: () => shown, reset};
+    return {shown: () => shown, reset, extend};
   }
 
   /** Show a message in place of the page when it cannot be drawn (a broken payload, say). */
@@ -180,5 +210,5 @@ const AE = (() => {
     throw error;
   }
 
-  return {payload, h, append, number, percent, seconds, cost, prettyJson, debounce, lazyList, fail};
+  return {payload, parts, h, append, number, percent, seconds, cost, prettyJson, debounce, lazyList, fail};
 })();

@@ -6,7 +6,12 @@
      totals {cases, failed, failed_results, case_failures, assertions, failed_assertions, evaluator_errors},
      averages [[name, kind, shown, gate text, gate status 1/0/null]], metrics [[name, shown mean, cases]],
      evaluators [names], agents [names], no_timeline (text), cases [case], failed cases first.
-   A case: n name, s 'fail' | 'pass', F the error of a case that did not run,
+   A large report is split (html.py's FIRST_ROWS): instead of `cases`, the payload has count (of cases)
+     and rows [{n, s, b}] for the first cases, and every case follows in parts (AE.parts(), arrays of
+     cases in order), read once the page is parsed.
+   A case: n name, s 'fail' | 'pass', b its one-line brief [error's first line of a case that did not run,
+     names of its failed results, number of calls or null (no timeline), duration], F the error of a case
+     that did not run,
      R results [[kind, name, value, reason, evaluator, mark]]: kind s score, a assertion, l label,
        e evaluator error, g a per-case gate the case fails; mark 0 fine, 1 failed, 2 below a min-score,
      m metrics {name: value, duration}, in / out / exp / meta (JSON text), tr trace id, sp span id,
@@ -17,7 +22,8 @@
      X alignments [[result, evaluator, turn, rows [[status, expected, actual, keys, differences]]]].
 
    Nothing here is rendered before it is needed: the list a batch at a time (AE.lazyList), a case's
-   details when it is first opened. <body data-ready> says the summary and first rows are shown. */
+   details when it is first opened. <body data-ready> says the summary and first rows are shown;
+   <body data-loaded> that every case is in and the filters work. */
 (() => {
   const {h} = AE;
   const STATUS = ['ok', 'failed', 'deferred'];
@@ -30,8 +36,10 @@
   function draw(data) {
     drawHeader(data);
     drawSummary(data);
-    drawCases(data);
+    const list = drawCases(data);
     document.body.dataset.ready = '';
+    if (data.cases) list.complete(data.cases);
+    else AE.parts(list.progress).then((parts) => list.complete(parts.flat())).catch(list.failed);
   }
 
   // -- header and summary -------------------------------------------------------------------------
@@ -120,25 +128,71 @@
     );
     const list = h('ol', {class: 'case-list', id: 'case-list'});
     section.append(list);
+    // Until every case is in (a split report), the rows of the first cases are drawn from their list
+    // data, the filters wait (disabled: none applies to a part of the list) and a note counts the rest.
+    let cases = data.cases || null;
+    let received = 0;
+    let loaded;
+    const whole = new Promise((resolve) => { loaded = resolve; });
+    const first = cases || data.rows.map((row, i) => ({...row, i}));
+    const total = cases ? cases.length : data.count;
     let next = 0; // ids for case bodies (aria-controls), unique across re-renders
-    const render = (c) => caseRow(c, data, next++);
-    const lazy = AE.lazyList(list, data.cases, render);
+    const render = (c) => caseRow(c, data, next++, whole);
+    const lazy = AE.lazyList(list, first, render);
+    const controls = [failedOnly, evaluator, agent, search];
+    const note = h('p', {class: 'cases-loading muted', id: 'cases-loading', role: 'status'});
+    const showing = (n) => { count.textContent = `Showing ${AE.number(n)} of ${AE.number(total)} cases`; };
+    const waiting = () => {
+      const left = total - Math.max(first.length, received);
+      note.textContent = `Loading ${AE.number(left)} more case${left === 1 ? '' : 's'}… (the filters and the search work once they are in)`;
+    };
+    if (!cases) {
+      for (const control of controls) control.disabled = true;
+      section.append(note);
+      waiting();
+      count.textContent = `Showing the first ${AE.number(first.length)} of ${AE.number(total)} cases`;
+    }
 
     function apply() {
       const query = search.value.trim().toLowerCase();
-      const shown = data.cases.filter((c) =>
+      const shown = cases.filter((c) =>
         (!failedOnly.checked || failing(c, evaluator.value)) &&
         (evaluator.value === ALL || hasEvaluator(c, evaluator.value)) &&
         (agent.value === ALL || hasAgent(c, agent.value)) &&
         (!query || haystack(c).includes(query)));
       lazy.reset(shown);
-      count.textContent = `Showing ${AE.number(shown.length)} of ${AE.number(data.cases.length)} cases`;
+      showing(shown.length);
     }
     failedOnly.addEventListener('change', apply);
     evaluator.addEventListener('change', apply);
     agent.addEventListener('change', apply);
     search.addEventListener('input', AE.debounce(apply, 120));
-    count.textContent = `Showing ${AE.number(data.cases.length)} of ${AE.number(data.cases.length)} cases`;
+
+    return {
+      /** One more part of the cases is in. */
+      progress(part) {
+        received += part.length;
+        waiting();
+      },
+      /** Every case is in: the list goes on past the first rows (which stay) and the filters work. */
+      complete(all) {
+        if (all.length !== total) throw new Error(`the page holds ${all.length} of its ${total} cases`);
+        cases = all;
+        lazy.extend(all);
+        for (const control of controls) control.disabled = false;
+        note.remove();
+        showing(all.length);
+        loaded(all);
+        document.body.dataset.loaded = '';
+      },
+      /** The cases after the first rows cannot be read: say so where they would be (the summary stays). */
+      failed(error) {
+        note.textContent = `The cases after the first ${AE.number(first.length)} cannot be shown: ${error}`;
+        note.setAttribute('role', 'alert');
+        note.classList.replace('muted', 'page-error');
+        throw error;
+      },
+    };
   }
 
   function select(id, all, names) {
@@ -178,7 +232,11 @@
     return text;
   }
 
-  function caseRow(c, data, index) {
+  /**
+   * A case's row. `c` is the case, or (in a split report, before every case is in) the list data of one
+   * of the first rows: its details are then the case at its place `c.i` once `whole` (every case) is in.
+   */
+  function caseRow(c, data, index, whole) {
     const bodyId = `case-${index}`;
     const body = h('div', {class: 'case-body', id: bodyId, hidden: true});
     const toggle = h('button', {type: 'button', class: 'case-toggle', 'aria-expanded': 'false', 'aria-controls': bodyId},
@@ -187,7 +245,13 @@
       h('span', {class: 'case-brief'}, brief(c)));
     toggle.addEventListener('click', () => {
       const open = toggle.getAttribute('aria-expanded') !== 'true';
-      if (open && !body.firstChild) caseBody(body, c, data); // details are built on first open only
+      if (open && !body.firstChild) { // details are built on first open only
+        if (c.R) caseBody(body, c, data);
+        else {
+          body.append(h('p', {class: 'muted case-loading'}, 'Loading this case…'));
+          whole.then((cases) => { body.replaceChildren(); caseBody(body, cases[c.i], data); });
+        }
+      }
       toggle.setAttribute('aria-expanded', String(open));
       body.hidden = !open;
     });
@@ -196,12 +260,12 @@
 
   /** One line under the name: what failed, then the size of the run. */
   function brief(c) {
-    if (c.F) return `did not run: ${c.F.split('\n')[0]}`;
-    const failed = [...new Set(c.R.filter((r) => r[5] === 1).map((r) => r[1]))];
+    const [error, failed = [], calls = null, duration] = c.b;
+    if (error) return `did not run: ${error}`;
     const parts = [];
     if (failed.length) parts.push(`failed: ${failed.slice(0, 3).join(', ')}${failed.length > 3 ? `, +${failed.length - 3}` : ''}`);
-    if (c.T) parts.push(`${c.T.C.length} call${c.T.C.length === 1 ? '' : 's'}`);
-    if (c.m && c.m.duration !== undefined) parts.push(AE.seconds(c.m.duration));
+    if (calls !== null) parts.push(`${calls} call${calls === 1 ? '' : 's'}`);
+    if (duration !== undefined) parts.push(AE.seconds(duration));
     return parts.join(' · ');
   }
 
