@@ -90,6 +90,11 @@ def add_parser(commands: Any) -> None:
     output.add_argument('--reasons', action='store_true', help='show the reason of every result, not only of failures')
     output.add_argument('-q', '--quiet', action='store_true', help='show only the results that fail')
     output.add_argument('--no-progress', action='store_true', help='never show the progress bar on stderr')
+    output.add_argument(
+        '--all-rows',
+        action='store_true',
+        help="print every case's rows in the table (a run of more than 50 cases prints the failing cases' only)",
+    )
     run.set_defaults(handler=handle)
 
 
@@ -142,7 +147,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.otel_file is not None or args.emit_otel:
         _export_events(document, args.otel_file, emit=args.emit_otel)
     console = make_console(sys.stdout)
-    print_report(document, gates, console, reasons=args.reasons, quiet=args.quiet)
+    print_report(document, gates, console, reasons=args.reasons, quiet=args.quiet, all_rows=args.all_rows)
     print_verdict(console, verdict.summary, passed=verdict.passed)
     return EXIT_PASS if verdict.passed else EXIT_FAIL
 

@@ -5,6 +5,11 @@ unreadable columns on an 80-column CI log; one row per result keeps each reason 
 and lets `--quiet` show just the rows that need attention. Words (`pass`, `FAIL`, `ERROR`), not
 glyphs, so the table reads the same on any console encoding and greps well in CI logs. Every name
 and reason is a `data_text` cell: shown as text, never as markup.
+
+A run of more than `SUMMARY_CASES` cases is summarised: the table shows the rows of the failing cases
+only, the first `FAILING_CASES_SHOWN` of them, and says how many more fail (`all_rows` shows every
+row); the averages and gates are always whole. Ten thousand rows drawn by rich would take longer
+than scoring them, and nobody reads them in a CI log.
 """
 
 from __future__ import annotations
@@ -29,18 +34,34 @@ from .gates import (
 from .terminal import data_text
 from .terminal import make_console as make_console
 
+SUMMARY_CASES = 50
+"""Runs of more cases than this show only the failing cases' rows, unless every row is asked for."""
+FAILING_CASES_SHOWN = 20
+"""The failing cases a summarised table shows; the rest are counted."""
+
 
 def print_report(
-    document: ReportDocument, gates: Gates, console: Console, *, reasons: bool = False, quiet: bool = False
+    document: ReportDocument,
+    gates: Gates,
+    console: Console,
+    *,
+    reasons: bool = False,
+    quiet: bool = False,
+    all_rows: bool = False,
 ) -> None:
     """Print the per-result table, the averages and the case failures.
 
     Reasons are shown for failing results (and for all with `reasons`); `quiet` leaves out the
-    rows of results that pass.
+    rows of results that pass. Beyond `SUMMARY_CASES` cases only failing cases have rows, and at
+    most `FAILING_CASES_SHOWN` of them, unless `all_rows`.
     """
-    table = _results_table(document, gates, reasons=reasons, quiet=quiet)
+    summarised = not all_rows and len(document.cases) > SUMMARY_CASES
+    table, hidden = _results_table(document, gates, reasons=reasons, quiet=quiet, summarised=summarised)
     if table.row_count:
         console.print(table)
+    if summarised:
+        console.print(data_text(_summary_note(document, table.row_count, hidden)))
+        console.print()
     averages = _averages_table(document, gates)
     if averages.row_count:
         console.print(averages)
@@ -53,20 +74,42 @@ def print_report(
         console.print(failures)
 
 
-def _results_table(document: ReportDocument, gates: Gates, *, reasons: bool, quiet: bool) -> Table:
-    title = data_text(f'{document.name}: {document.totals.cases} case(s)')
-    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify='left')
+def _results_table(
+    document: ReportDocument, gates: Gates, *, reasons: bool, quiet: bool, summarised: bool = False
+) -> tuple[Table, int]:
+    """The table, and how many failing cases it leaves out (summarised: beyond `FAILING_CASES_SHOWN`)."""
+    title = f'{document.name}: {document.totals.cases} case(s)'
+    if summarised:
+        title += ', the rows of failing cases only'
+    table = Table(title=data_text(title), box=box.SIMPLE_HEAD, title_justify='left')
     table.add_column('Case', style='bold', overflow='fold')
     table.add_column('Result', overflow='fold')
     table.add_column('Value', no_wrap=True)
     table.add_column('Reason', overflow='fold', ratio=1)
+    shown = hidden = 0
     for case in document.cases:
-        rows = [row for row in _case_rows(case, gates, reasons=reasons) if not (quiet and row[3])]
+        rows = _case_rows(case, gates, reasons=reasons)
+        if summarised:
+            if all(row[3] for row in rows):
+                continue
+            if shown == FAILING_CASES_SHOWN:
+                hidden += 1
+                continue
+            shown += 1
+        rows = [row for row in rows if not (quiet and row[3])]
         for index, (name, value, reason, _) in enumerate(rows):
             case_cell = data_text(case.name if index == 0 else '')
             last = index == len(rows) - 1
             table.add_row(case_cell, data_text(name), value, data_text(reason), end_section=last)
-    return table
+    return table, hidden
+
+
+def _summary_note(document: ReportDocument, rows: int, hidden: int) -> str:
+    if hidden:
+        return f'and {hidden:,} more failing cases; --all-rows shows every row'
+    if not rows:
+        return f'no failing case among the {len(document.cases):,} cases; --all-rows shows every row'
+    return "--all-rows shows every row, the passing cases' too"
 
 
 def _case_rows(case: CaseResult, gates: Gates, *, reasons: bool) -> list[tuple[str, Text, str, bool]]:
