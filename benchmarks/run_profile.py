@@ -35,6 +35,7 @@ import json
 import os
 import platform
 import pstats
+import signal
 import subprocess
 import sys
 import tempfile
@@ -91,7 +92,12 @@ def _cumulative(stats: pstats.Stats, suffix: str, name: str) -> float:
 
 
 def inner(mode: str, directory: Path, extra: list[str], result: Path) -> None:
-    """One measurement, in this interpreter; its figures are written to `result` as JSON."""
+    """One measurement, in this interpreter; its figures are written to `result` as JSON.
+
+    SIGINT gets Python's own handler first, as in a terminal: a shell starts a background job with
+    SIGINT ignored, and then `asyncio.run` leaves the handler alone (and skips what it costs).
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     output = result.with_suffix('.out')
     argv = _argv(directory, extra)
     if mode == 'wall':

@@ -181,7 +181,7 @@ async def _kept(
     On CPython 3.11 (3.10 has no such step), `asyncio.run` puts back the SIGINT handler when its task
     ends, and `signal.signal` and `signal.getsignal` try the handler they return against the `Handlers`
     enum, whose error message formats the handler's repr: the task's, with its whole result's (`reprlib`
-    cuts it only once made). For 10,000 cases that was 1.6 s of a report's repr, made twice, thrown away.
+    cuts it only once made). At 10,000 cases: two 35 MB reprs, 5.7 s on a busy 2-core machine, thrown away.
     """
     into.append(await scoring)
 
