@@ -25,10 +25,12 @@ case is in (the filters work on all of them), `data-loaded` follows (`LOADED_SEL
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +70,8 @@ PAYLOAD_VERSION = 2
 FIRST_ROWS = 100
 """Cases whose list rows are in the page's first payload (report.js draws its list a batch of this many at a time)."""
 PART_CASES = 500
-"""Cases per part of a split page: the page parses each part in a task of its own."""
+"""Cases per part of a split page: each part is compressed while the next is made, and parsed by the
+page in a task of its own."""
 VALUE_LIMIT = 4000
 """Characters shown of a case's inputs, output, expected output and metadata (as JSON text)."""
 NO_TIMELINE = 'No timeline: the report holds no spans for this case.'
@@ -85,22 +88,23 @@ RUN_METRICS = ('requests', 'input_tokens', 'output_tokens', 'total_tokens', 'cos
 def render_html(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_timeline: str = NO_TIMELINE) -> str:
     """The report as one HTML document (text). `no_timeline` is what a case without a timeline says."""
     title = f'{visible(document.name, newlines=False)} — agentic-evals report'
-    data = payload(document, gates, verdict, no_timeline=no_timeline)
-    cases = data['cases']
-    parts: Iterator[str] = iter(())
-    if len(cases) > FIRST_ROWS:
-        data = {key: value for key, value in data.items() if key != 'cases'}
-        data['count'] = len(cases)
-        data['rows'] = [{'n': c['n'], 's': c['s'], 'b': c['b']} for c in cases[:FIRST_ROWS]]
-        parts = (payload_text(cases[i : i + PART_CASES]) for i in range(0, len(cases), PART_CASES))
-    return render_page(
-        title,
-        payload_text(data),
-        parts=parts,
-        css=[asset('report.css')],
-        js=[asset('report.js')],
-        body=_SKELETON,
-    )
+    with _collector_paused():
+        data = payload(document, gates, verdict, no_timeline=no_timeline)
+        cases = data['cases']
+        parts: Iterator[str] = iter(())
+        if len(cases) > FIRST_ROWS:
+            data = {key: value for key, value in data.items() if key != 'cases'}
+            data['count'] = len(cases)
+            data['rows'] = [{'n': c['n'], 's': c['s'], 'b': c['b']} for c in cases[:FIRST_ROWS]]
+            parts = (payload_text(cases[i : i + PART_CASES]) for i in range(0, len(cases), PART_CASES))
+        return render_page(
+            title,
+            payload_text(data),
+            parts=parts,
+            css=[asset('report.css')],
+            js=[asset('report.js')],
+            body=_SKELETON,
+        )
 
 
 def read_report_payload(page: str) -> Any:
@@ -112,6 +116,20 @@ def read_report_payload(page: str) -> Any:
         parts: list[Any] = read_parts(page)
         data['cases'] = [case for part in parts for case in part]
     return data
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while the payload is built: the payload holds no cycles, but
+    its million small lists would set off collections that walk every object of the report again and
+    again (they took about a quarter of the render at 10,000 cases)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def html_report(
@@ -213,7 +231,8 @@ def payload(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_time
     """What report.js draws, as JSON-ready values; `payload_text` makes it the page's JSON, every string
     passed through `visible`."""
     below = _below_case_gates(document, gates)
-    cases = [_case(c, gates, below.get(c.name, [])) for c in document.cases]
+    thresholds = _Thresholds(gates)
+    cases = [_case(c, thresholds, below.get(c.name, [])) for c in document.cases]
     cases += [_failure(f) for f in document.failures]
     cases.sort(key=lambda c: (c['s'] != 'fail', c['n']))
     totals = document.totals
@@ -252,16 +271,30 @@ def _results(case: CaseResult) -> list[tuple[str, Any]]:
     return [*case.scores.items(), *case.assertions.items(), *case.labels.items()]
 
 
-def _case(case: CaseResult, gates: Gates, case_gates: list[list[Any]]) -> dict[str, Any]:
+class _Thresholds(dict[str, tuple[float | None, float | None]]):
+    """Per score name, its average's threshold and its per-case threshold: looked up once per name, not
+    once per case."""
+
+    def __init__(self, gates: Gates) -> None:
+        super().__init__()
+        self.gates = gates
+
+    def __missing__(self, name: str) -> tuple[float | None, float | None]:
+        found = self[name] = (self.gates.threshold_for(name), self.gates.case_threshold_for(name))
+        return found
+
+
+def _case(case: CaseResult, thresholds: _Thresholds, case_gates: list[list[Any]]) -> dict[str, Any]:
     rows: list[list[Any]] = []
     low = False
     for name, score in case.scores.items():
-        thresholds = [t for t in (gates.threshold_for(name), gates.case_threshold_for(name)) if t is not None]
-        failing = [t for t in thresholds if score.value is None or score.value < t]
+        average, each = thresholds[name]
         mark = 0
-        if failing:
-            mark = 1 if gates.case_threshold_for(name) in failing else 2  # 2: below the average's gate only
-            low = low or mark == 1
+        if each is not None and (score.value is None or score.value < each):
+            mark = 1
+            low = True
+        elif average is not None and (score.value is None or score.value < average):
+            mark = 2  # below the average's gate only
         rows.append(['s', name, score.value, score.reason, score.evaluator, mark])
     for name, assertion in case.assertions.items():
         mark = 0 if assertion.value else 1
@@ -303,12 +336,16 @@ def _values(entry: dict[str, Any], inputs: Any, output: Any, expected: Any, meta
             entry[key] = _json_text(value)
 
 
+_VALUE_JSON = json.JSONEncoder(ensure_ascii=False, separators=(',', ':'), default=repr)
+"""One encoder for every value (`json.dumps` with options makes a new one per call)."""
+
+
 def _json_text(value: Any) -> str:
     if isinstance(value, str):
         text = value
     else:
         try:
-            text = json.dumps(value, ensure_ascii=False, separators=(',', ':'), default=repr)  # indented by the page
+            text = _VALUE_JSON.encode(value)  # indented by the page
         except (TypeError, ValueError, RecursionError):
             text = repr(value)
     if len(text) > VALUE_LIMIT:
@@ -317,20 +354,36 @@ def _json_text(value: Any) -> str:
 
 
 def _timeline(timeline: Timeline) -> dict[str, Any]:
-    """Lanes (`L`: agent paths, outermost first), agent runs (`A`), calls (`C`), requests (`Q`)."""
+    """Lanes (`L`: agent paths, outermost first), agent runs (`A`), calls (`C`), requests (`Q`); times in
+    whole microseconds (shorter in the payload and quicker to write than seconds: report.js divides)."""
+    try:
+        return _timeline_entry(timeline, _microseconds)
+    except (ValueError, OverflowError):  # NaN or infinity from a hand-made document: null
+        return _timeline_entry(timeline, _finite_microseconds)
+
+
+def _microseconds(seconds: float) -> int:
+    return round(seconds * 1e6)
+
+
+def _finite_microseconds(seconds: float) -> int | None:
+    return round(seconds * 1e6) if math.isfinite(seconds) else None
+
+
+def _timeline_entry(timeline: Timeline, us: Callable[[float], int | None]) -> dict[str, Any]:
     lanes: dict[tuple[str, ...], int] = {}
 
     def lane(path: Iterable[str]) -> int:
         return lanes.setdefault(tuple(path), len(lanes))
 
-    agents = [[lane(a.path), _time(a.start), _time(a.end)] for a in timeline.agents]
+    agents = [[lane(a.path), us(a.start), us(a.end)] for a in timeline.agents]
     calls = [
         [
             lane(c.agent_path),
             c.name,
             STATUS_CODES.get(c.status, 0),
-            _time(c.start),
-            _time(c.end),
+            us(c.start),
+            us(c.end),
             c.arguments,
             c.result,
             c.failure_stage,
@@ -339,7 +392,7 @@ def _timeline(timeline: Timeline) -> dict[str, Any]:
         for c in timeline.calls
     ]
     requests = [
-        [lane(r.agent_path), r.model, _time(r.start), _time(r.end), r.input_tokens, r.output_tokens, r.cost]
+        [lane(r.agent_path), r.model, us(r.start), us(r.end), r.input_tokens, r.output_tokens, r.cost]
         for r in timeline.requests
     ]
     entry: dict[str, Any] = {'L': [list(path) for path in lanes], 'A': agents, 'C': calls, 'Q': requests}
@@ -348,20 +401,13 @@ def _timeline(timeline: Timeline) -> dict[str, Any]:
     return entry
 
 
-def _time(seconds: float) -> float:
-    """Seconds to the microsecond, as the timeline records them (shorter in the payload)."""
-    return round(seconds, 6)
-
-
 def _alignment(alignment: Alignment) -> list[Any]:
+    """A row is [status, expected, actual, keys, differences], or just [status, expected] for the common
+    row whose actual call reads as the expected one with nothing marked (the payload's largest saving)."""
     rows = [
-        [
-            row.status,
-            row.expected,
-            row.actual,
-            row.keys,
-            row.differences,
-        ]
+        [row.status, row.expected]
+        if row.actual == row.expected and not row.keys and not row.differences
+        else [row.status, row.expected, row.actual, row.keys, row.differences]
         for row in alignment.rows
     ]
     return [alignment.result, alignment.evaluator, alignment.turn, rows]

@@ -66,6 +66,12 @@ def shown_cases(page: Page) -> list[str]:
     return page.locator('#case-list li.case .case-name').all_inner_texts()
 
 
+def _seconds(text: str) -> float:
+    """A time as the page shows it (`850 µs`, `12.3 ms`, `1.25 s`), in seconds."""
+    number, unit = text.split(' ')
+    return float(number.replace(',', '')) * {'µs': 1e-6, 'ms': 1e-3, 's': 1.0}[unit]
+
+
 def case(page: Page, name: str) -> Page:
     """Open case `name` (a click on its row) and return the page."""
     page.locator(f'#case-list li.case[data-case="{name}"] .case-toggle').click()
@@ -134,6 +140,12 @@ def test_a_failed_case_opens_to_its_reasons_timeline_and_calls(tmp_path: Path, o
     box = bars.nth(1).bounding_box()
     track = body.locator('.tl-lane').first.locator('.tl-track').bounding_box()
     assert box is not None and track is not None and box['width'] > track['width'] / 3  # ask_billing is long
+    # times in seconds, as the run took them (the fixture's run is a few seconds at most)
+    starts = body.locator('table.calls tr.call td:nth-child(5)').all_inner_texts()
+    durations = body.locator('table.calls tr.call td:nth-child(6)').all_inner_texts()
+    assert len(starts) == len(durations) == 4
+    assert all(0 <= _seconds(t) < 60 for t in [*starts, *durations, *body.locator('.tl-tick').all_inner_texts()])
+    assert _seconds(starts[0]) <= _seconds(starts[3])
     # a call opens to its arguments and result, pretty-printed
     assert body.locator('.call-detail:not([hidden])').count() == 0
     bars.nth(3).click()

@@ -15,11 +15,12 @@
      R results [[kind, name, value, reason, evaluator, mark]]: kind s score, a assertion, l label,
        e evaluator error, g a per-case gate the case fails; mark 0 fine, 1 failed, 2 below a min-score,
      m metrics {name: value, duration}, in / out / exp / meta (JSON text), tr trace id, sp span id,
-     T timeline {L lanes [agent path], A agents [[lane, start, end]],
+     T timeline, times in whole microseconds since the trace started {L lanes [agent path], A agents [[lane, start, end]],
        C calls [[lane, name, status 0 ok / 1 failed / 2 deferred, start, end, arguments, result, failure stage,
          output function 0/1]], Q requests [[lane, model, start, end, input tokens, output tokens, cost]],
        o omitted},
-     X alignments [[result, evaluator, turn, rows [[status, expected, actual, keys, differences]]]].
+     X alignments [[result, evaluator, turn, rows [[status, expected, actual, keys, differences]]]]: a row
+       of just [status, expected] has its actual call the same, nothing marked.
 
    Nothing here is rendered before it is needed: the list a batch at a time (AE.lazyList), a case's
    details when it is first opened. <body data-ready> says the summary and first rows are shown;
@@ -279,7 +280,7 @@
     if (c.X) body.append(h('h4', null, 'Expected against actual'), ...c.X.map(alignmentTable));
     if (!c.F) {
       body.append(h('h4', null, 'Timeline'));
-      AE.append(body, c.T ? timeline(c.T) : h('p', {class: 'no-timeline muted'}, data.no_timeline));
+      AE.append(body, c.T ? timeline(inSeconds(c.T)) : h('p', {class: 'no-timeline muted'}, data.no_timeline));
     }
     for (const [key, label] of [['in', 'Inputs'], ['out', 'Output'], ['exp', 'Expected output'], ['meta', 'Metadata']]) {
       if (c[key] !== undefined) body.append(h('details', {class: 'value'}, h('summary', null, label), h('pre', null, AE.prettyJson(c[key]))));
@@ -328,7 +329,7 @@
       h('h5', null, title),
       h('table', {class: 'align'},
         h('thead', null, h('tr', null, ['', 'Expected', 'Actual'].map((n) => h('th', {scope: 'col'}, n)))),
-        h('tbody', null, rows.map(([status, expected, actual, keys, differences]) =>
+        h('tbody', null, rows.map(([status, expected, actual = expected, keys = [], differences = []]) =>
           h('tr', {class: `align-${status}`, 'data-status': status},
             h('td', {class: 'align-status'}, ALIGN_TEXT[status] || status),
             h('td', {class: 'mono'}, callText(expected, keys)),
@@ -381,6 +382,17 @@
   // -- the timeline ---------------------------------------------------------------------------------
 
   const ROW = 22; // px per sub-row of a lane's track (report.css agrees)
+
+  /** The timeline with its times in seconds (the payload has whole microseconds). */
+  function inSeconds(T) {
+    const s = (us) => (us === null ? null : us / 1e6);
+    return {
+      ...T,
+      A: T.A.map(([lane, start, end]) => [lane, s(start), s(end)]),
+      C: T.C.map((c) => [c[0], c[1], c[2], s(c[3]), s(c[4]), ...c.slice(5)]),
+      Q: T.Q.map((q) => [q[0], q[1], s(q[2]), s(q[3]), ...q.slice(4)]),
+    };
+  }
 
   function timeline(T) {
     const ends = [...T.A.map((a) => a[2]), ...T.C.map((c) => c[4]), ...T.Q.map((q) => q[3])];
