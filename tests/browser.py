@@ -14,9 +14,10 @@ Every page opened that way
   `blob:` is aborted and recorded, and so is a WebSocket (DNS is off in the browser as well, so
   nothing leaves the machine even past the route), because a self-contained report makes none;
 - has its console messages and uncaught errors collected;
-- is screenshotted (full page) at teardown into `test-artifacts/screenshots/<test name>.png`
-  (`<test name>-2.png` for a second page); `open_report.screenshot('name')` adds
-  `<test name>-name.png` at any point.
+- is screenshotted (full page) at teardown into `test-artifacts/screenshots/<module>-<test name>.png`
+  (`<module>-<test name>-2.png` for a second page; the module's file name without `.py`, so tests of
+  the same name in two modules keep both); `open_report.screenshot('name')` adds
+  `<module>-<test name>-name.png` at any point.
 
 At teardown the test fails (an error at teardown) when any console error, page error, crash or
 network request was recorded. A test that provokes one on purpose takes it with
@@ -122,7 +123,8 @@ class ReportOpener:
     def __init__(self, browser: Browser, name: str, html_dir: Path | None = None) -> None:
         self._browser = browser
         self.name = name
-        """The test's name made safe for a file name: screenshots are named after it."""
+        """The test's module and name (`<module>-<test name>`) made safe for a file name: screenshots are
+        named after it."""
         self._html_dir = html_dir
         self._context: BrowserContext | None = None
         self._pages: list[_Watched] = []
@@ -258,6 +260,13 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else text
 
 
+def screenshot_stem(nodeid: str, name: str) -> str:
+    """`<module>-<test name>` made safe for a file name, from a test's node id and name:
+    `tests/reports/test_html_browser.py::test_many[10000]` gives `test_html_browser-test_many_10000`."""
+    module = Path(nodeid.split('::', 1)[0]).stem
+    return _safe(f'{module}-{name}')
+
+
 def _safe(name: str) -> str:
     return re.sub(r'[^\w.-]+', '_', name).strip('_') or 'test'
 
@@ -334,6 +343,6 @@ def chromium_browser(_chromium_session: _Session) -> Iterator[Browser]:
 @pytest.fixture
 def open_report(chromium_browser: Browser, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ReportOpener]:
     """Open local HTML in the browser; fails the test at teardown on any console error or network request."""
-    opener = ReportOpener(chromium_browser, _safe(request.node.name), html_dir=tmp_path)
+    opener = ReportOpener(chromium_browser, screenshot_stem(request.node.nodeid, request.node.name), html_dir=tmp_path)
     yield opener
     assert_no_problems(opener.close())

@@ -428,3 +428,70 @@ def test_a_split_report_shows_its_summary_and_first_rows_before_the_rest_is_read
     assert rows.count() == FIRST_ROWS
     page.check('#failed-only')
     expect(page.locator('#shown-count')).to_have_text('Showing 25 of 250 cases')
+
+
+def test_a_finished_list_has_no_show_more_button(tmp_path: Path, open_report: ReportOpener) -> None:
+    document = _many(250)
+    gates = Gates()
+    page = open_report.html(render_html(document, gates, check_gates(document, gates)))
+    page.wait_for_selector(LOADED_SELECTOR)
+    more = page.locator('#cases button.more')
+    expect(more).to_have_text('Show more (150 more)')
+    rows = page.locator('#case-list li.case')
+    for _ in range(3):  # a batch a click (or sooner, as the button comes into view): 150 more in two
+        if rows.count() == 250:
+            break
+        more.click()
+    assert rows.count() == 250
+    assert more.get_attribute('hidden') == ''
+    expect(more).to_be_hidden()  # hidden means not shown: no "Show more (0 more)"
+    page.fill('#search', 'case 0000')
+    expect(page.locator('#shown-count')).to_have_text('Showing 10 of 250 cases')
+    expect(more).to_be_hidden()
+
+
+def test_escapes_in_arguments_stay_escapes(tmp_path: Path, open_report: ReportOpener) -> None:
+    """A JSON escape of a bidi override (or a control) in a call's arguments is shown as the escape, never
+    as the character it stands for; a raw one in a value is shown as `visible` writes it."""
+    escaped = '{"q": "\\u202eabc"}'
+    timeline = Timeline(
+        agents=[AgentSpan('agent', ['agent'], 0.0, 1.0)],
+        calls=[CallSpan('search', 'ok', ['agent'], 0.1, 0.2, arguments=escaped, result='["\\u0007", "\\u2066x"]')],
+    )
+    document = ReportDocument(
+        name='escapes', cases=[CaseResult('a', inputs={'q': '\u202eabc'}, timeline=timeline)]
+    ).with_derived()
+    page = open_report.html(render_html(document, Gates(), check_gates(document, Gates())))
+    page.wait_for_selector(READY_SELECTOR)
+    case(page, 'a')
+    page.locator('.tl-call').first.click()
+    assert page.inner_text('pre.arguments') == '{\n  "q": "\\u202eabc"\n}'
+    assert page.inner_text('pre.result') == '[\n  "\\u0007",\n  "\\u2066x"\n]'
+    page.locator('details.value summary').first.click()
+    assert page.inner_text('details.value pre') == '{\n  "q": "\\u202eabc"\n}'
+    hidden = r'/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/'
+    assert page.evaluate(f'() => {hidden}.test(document.body.textContent)') is False
+
+
+def test_the_page_escapes_text_as_visible_does(tmp_path: Path, open_report: ReportOpener) -> None:
+    """`AE.visible` (what the page shows text it makes through) agrees with Python's `visible` on every
+    code point, lone surrogates included."""
+    document = ReportDocument(name='plain', cases=[CaseResult('a')]).with_derived()
+    page = open_report.html(render_html(document, Gates(), check_gates(document, Gates())))
+    page.wait_for_selector(READY_SELECTOR)
+    shown = page.evaluate(
+        """() => {
+          const chars = [];
+          for (let c = 0; c < 0x110000; c++) chars.push(String.fromCodePoint(c));
+          return AE.visible(chars.join('|') + '|\\u202e|\\x1b|' + String.fromCodePoint(0x1f600));
+        }"""
+    )
+    everything = '|'.join(chr(c) for c in range(0x110000)) + '|\\u202e|\\x1b|\U0001f600'
+    assert shown == visible(everything)
+
+
+def test_screenshots_are_named_after_the_module_and_the_test(open_report: ReportOpener) -> None:
+    """Two modules may have tests of the same name: each keeps its screenshots."""
+    assert open_report.name == 'test_html_browser-test_screenshots_are_named_after_the_module_and_the_test'
+    open_report.html('<!DOCTYPE html><title>t</title><p>x</p>')
+    assert open_report.screenshot('extra').name == f'{open_report.name}-extra.png'

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from playwright.sync_api import expect
+
 from agentic_evals.reports.compare import Comparison
 from agentic_evals.reports.html_compare import render_comparison_html
 
@@ -195,8 +197,12 @@ def test_compare_page_ten_thousand_cases(open_report: ReportOpener, tmp_path: Pa
     assert page.inner_text('#case-count') == '10,000 of 10,000 cases'
     assert _case_names(page)[:2] == ['case-00099', 'case-00199']  # the 100 worse cases first
     assert page.locator('.cmp-case-body > *').count() == 0
+    more = page.locator('#case-list + button.more')
+    expect(more).to_be_visible()
     page.check('#regressions-only')
     assert page.inner_text('#case-count') == '100 of 10,000 cases'
+    assert page.locator('#case-list > li').count() == 100
+    expect(more).to_be_hidden()  # the whole list is drawn: no "Show more (0 more)" (base.css's [hidden] rule)
     page.uncheck('#regressions-only')
     started = time.perf_counter()
     assert _search(page, 'case-09998') == ['case-09998']

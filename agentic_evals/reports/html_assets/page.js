@@ -102,10 +102,29 @@ const AE = (() => {
     return `$${value >= 1 ? value.toFixed(2) : Number(value.toPrecision(3))}`;
   }
 
+  // What Python's `visible` (reports/text.py) escapes: C0 controls but tab and newline, DEL and C1
+  // controls, bidirectional embeddings, overrides and isolates, lone surrogates (the `u` flag makes a
+  // surrogate pair one character, so only a lone half matches) and U+FFFE, U+FFFF.
+  const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u{d800}-\u{dfff}\ufffe\uffff]/gu;
+
+  /**
+   * `text` with every control, bidi and lone surrogate character escaped as Python's `visible` does
+   * (`\x1b`, `\r`, `\u202e`, `\ud800`); newlines kept. The payload's strings are made visible before
+   * the page gets them: this is for text the page makes from them (an indented value, say).
+   */
+  function visible(text) {
+    return String(text).replace(HIDDEN, (ch) => {
+      if (ch === '\r') return '\\r';
+      const code = ch.charCodeAt(0);
+      return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    });
+  }
+
   /**
    * JSON text indented for reading when it parses as an object or array; anything else as it was.
    * The text itself is re-indented, not parsed and printed again, so numbers keep their spelling
-   * (`250.0` stays `250.0`, a 20-digit integer keeps every digit).
+   * (`250.0` stays `250.0`, a 20-digit integer keeps every digit), and escapes stay escapes
+   * (`"\u202e"` is shown as those six characters). Show it through `visible`, as any text made from data.
    */
   function prettyJson(text) {
     if (typeof text !== 'string') return text;
@@ -210,5 +229,5 @@ const AE = (() => {
     throw error;
   }
 
-  return {payload, parts, h, append, number, percent, seconds, cost, prettyJson, debounce, lazyList, fail};
+  return {payload, parts, h, append, number, percent, seconds, cost, visible, prettyJson, debounce, lazyList, fail};
 })();

@@ -283,9 +283,14 @@
       AE.append(body, c.T ? timeline(inSeconds(c.T)) : h('p', {class: 'no-timeline muted'}, data.no_timeline));
     }
     for (const [key, label] of [['in', 'Inputs'], ['out', 'Output'], ['exp', 'Expected output'], ['meta', 'Metadata']]) {
-      if (c[key] !== undefined) body.append(h('details', {class: 'value'}, h('summary', null, label), h('pre', null, AE.prettyJson(c[key]))));
+      if (c[key] !== undefined) body.append(h('details', {class: 'value'}, h('summary', null, label), h('pre', null, shownJson(c[key]))));
     }
     if (c.tr) body.append(h('p', {class: 'ids muted'}, `trace ${c.tr}`, c.sp ? ` · span ${c.sp}` : ''));
+  }
+
+  /** A value's JSON text (or any text) indented for reading, and shown as Python's `visible` shows text. */
+  function shownJson(text) {
+    return AE.visible(AE.prettyJson(text));
   }
 
   function resultsTable(results) {
@@ -526,10 +531,10 @@
   function callDetail(c) {
     const parts = [];
     parts.push(h('div', {class: 'call-part'}, h('h6', null, 'Arguments'),
-      c[5] === null || c[5] === undefined ? h('p', {class: 'muted'}, 'not recorded') : h('pre', {class: 'arguments'}, AE.prettyJson(c[5]))));
+      c[5] === null || c[5] === undefined ? h('p', {class: 'muted'}, 'not recorded') : h('pre', {class: 'arguments'}, shownJson(c[5]))));
     const label = c[2] === 1 ? 'Error' : 'Result';
     parts.push(h('div', {class: 'call-part'}, h('h6', null, label),
-      c[6] === null || c[6] === undefined ? h('p', {class: 'muted'}, 'not recorded') : h('pre', {class: 'result'}, AE.prettyJson(c[6]))));
+      c[6] === null || c[6] === undefined ? h('p', {class: 'muted'}, 'not recorded') : h('pre', {class: 'result'}, shownJson(c[6]))));
     if (c[7]) parts.push(h('p', {class: 'muted'}, `failed at: ${c[7]}`));
     return h('div', {class: 'call-parts'}, parts);
   }
