@@ -169,6 +169,7 @@ def _cut(text: str | None) -> str | None:
 
 _TYPES: dict[str, type[Any]] = {t.get_serialization_name(): t for t in EVALUATOR_TYPES}
 _ALIGNED = (ToolCallMatch, TrajectoryMatch, ToolCallAccuracy, ToolCallF1, ArgumentCorrectness)
+_ALIGNED_NAMES = frozenset(t.get_serialization_name() for t in _ALIGNED)
 
 
 def alignments(case: ReportCase[Any, Any, Any], trajectory: Trajectory) -> list[Alignment]:
@@ -178,7 +179,7 @@ def alignments(case: ReportCase[Any, Any, Any], trajectory: Trajectory) -> list[
     results: list[tuple[str, EvaluationResult[Any]]] = [*case.scores.items(), *case.assertions.items()]
     for name, result in results:
         source = result.source
-        if id(source) in seen or source.name not in {t.get_serialization_name() for t in _ALIGNED}:
+        if id(source) in seen or source.name not in _ALIGNED_NAMES:
             continue
         seen.add(id(source))
         evaluator = _rebuilt(source.name, source.arguments)
@@ -191,15 +192,15 @@ def alignments(case: ReportCase[Any, Any, Any], trajectory: Trajectory) -> list[
 
 
 def _rebuilt(name: str, arguments: tuple[Any] | Mapping[str, Any] | None) -> TrajectoryEvaluator | None:
-    """The evaluator again from its spec; `None` when the spec no longer builds one (a foreign class)."""
-    cls = _TYPES.get(name)
+    """The evaluator again from its spec; `None` when the spec no longer builds one (another version wrote it)."""
+    cls = _TYPES[name]  # one of `_ALIGNED_NAMES`
     try:
         if arguments is None:
-            evaluator = cls()  # type: ignore[misc]
+            evaluator = cls()
         elif isinstance(arguments, tuple):
-            evaluator = cls(*arguments)  # type: ignore[misc]
+            evaluator = cls(*arguments)
         else:
-            evaluator = cls(**arguments)  # type: ignore[misc]
+            evaluator = cls(**arguments)
     except Exception:  # a spec another version wrote: no alignment, the result still shows
         return None
     return evaluator if isinstance(evaluator, _ALIGNED) else None

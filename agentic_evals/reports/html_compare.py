@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .compare import AverageChange, CaseChange, Comparison
 from .document import Alignment, CaseFailure, CaseResult, ReportDocument, Timeline
 from .gates import format_metric, format_number
+from .html import payload_text
 from .html_page import asset, render_page
-from .text import one_line, visible
+from .text import one_line
 
 VIEW = 'agentic-evals/comparison'
 """The payload's `view`: what the page's script checks before drawing it."""
@@ -59,26 +59,8 @@ def comparison_payload(comparison: Comparison) -> dict[str, Any]:
 
 
 def _payload_text(comparison: Comparison) -> str:
-    """The payload as JSON text, every string (keys too) through `visible`.
-
-    Most reports hold nothing `visible` changes, so the text is checked once as a whole: only when
-    it shows a hidden character (raw, or as one of the escapes JSON writes for controls) are the
-    strings made visible one by one, which costs a walk over every value.
-    """
-    raw = _raw_payload(comparison)
-    text = _json(raw)
-    if visible(text) == text and not _CONTROL_ESCAPE.search(text):
-        return text
-    return _json(_visible_strings(raw))
-
-
-def _json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(',', ':'))
-
-
-_CONTROL_ESCAPE = re.compile(r'\\[bfr]|\\u00')
-"""How JSON writes the controls `visible` escapes (all but tab and newline); a literal backslash before
-`b`, `f`, `r` or `u00` matches too, which only costs the slower path."""
+    """The payload as JSON text, every string (keys too) through `visible`: the report page's one pass."""
+    return payload_text(_raw_payload(comparison))
 
 
 def _raw_payload(comparison: Comparison) -> dict[str, Any]:
@@ -348,14 +330,3 @@ def _alignment(alignment: Alignment) -> dict[str, Any]:
             for r in alignment.rows
         ],
     }
-
-
-def _visible_strings(value: Any) -> Any:
-    """Every string in `value` (keys too) through `visible`: controls, bidi overrides, lone surrogates escaped."""
-    if isinstance(value, str):
-        return visible(value)
-    if isinstance(value, dict):
-        return {visible(k): _visible_strings(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_visible_strings(v) for v in value]
-    return value
