@@ -128,14 +128,18 @@ def handle(args: argparse.Namespace) -> int:
     gates = gates_from_args(args, expected=suite.expected_results())
     progress = TraceProgress(make_console(sys.stderr), enabled=not args.no_progress and sys.stderr.isatty())
     unused: list[str] = []
-    details: dict[int, CaseDetails] = {}
+    # Only the JSON and HTML reports and the events read a case's timeline, alignments and agent span.
+    drawn = any(p is not None for p in (args.json, args.html, args.otel_file)) or args.emit_otel
+    details: dict[int, CaseDetails] | None = {} if drawn else None
     reports: list[EvaluationReport[Any, Any, Any]] = []
     with progress:
         scoring = _score(suite, sources, progress, unused, details, name=args.name, group_by=args.group_by)
         asyncio.run(_kept(scoring, reports))
     report = reports[0]
     _warn_unused(suite, unused)
-    document = document_from_report(report, lambda case: details.get(id(case)), suite.expected_results())
+    document = document_from_report(
+        report, None if details is None else lambda case: details.get(id(case)), suite.expected_results()
+    )
     verdict = check_gates(document, gates, known_names=suite.evaluation_names())
     if args.json is not None:
         write_text(args.json, dump_document(document))
@@ -191,14 +195,14 @@ async def _score(
     sources: Sequence[str],
     progress: TraceProgress,
     unused: list[str],
-    details: dict[int, CaseDetails],
+    details: dict[int, CaseDetails] | None,
     *,
     name: str | None,
     group_by: GroupBy | None = None,
 ) -> EvaluationReport[Any, Any, Any]:
     """Stream the traces through the suite: memory holds one trace (or, with a dataset, the matched ones;
     grouped by conversation, every trace that has a conversation id). Each scored case's timeline and
-    alignments go into `details` (by the case's `id`), so no tree outlives its case."""
+    alignments go into `details` (by the case's `id`; none when `None`), so no tree outlives its case."""
     from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
     from ..offline.evaluate import scored_cases
@@ -229,7 +233,9 @@ async def _score(
             on_trace=on_trace,  # type: ignore[arg-type]
             unmatched=unused,
             group_by=group_by,
-            on_scored=lambda case, trace: details.__setitem__(id(case), case_details(trace.tree, case)),
+            on_scored=None
+            if details is None
+            else lambda case, trace: details.__setitem__(id(case), case_details(trace.tree, case)),
         )
         async for result in results:
             if not cases and not failures:
