@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -376,13 +376,52 @@ def _totals(cases: list[CaseResult], failures: list[CaseFailure]) -> Totals:
 
 
 def dump_document(document: ReportDocument) -> str:
-    """The document as indented JSON text, keys in a stable order.
+    """The document as indented JSON text, keys in a stable order (`document_chunks`, joined).
 
     Text from traces may hold lone surrogates, which UTF-8 cannot encode (pydantic's JSON writer
     refuses them); JSON carries them as `\\ud800` escapes, which read back as the same text.
     """
-    text = json.dumps(_null_non_finite(_ADAPTER.dump_python(document)), indent=2, ensure_ascii=False)
-    return _SURROGATE.sub(lambda m: f'\\u{ord(m[0]):04x}', text) + '\n'
+    return ''.join(document_chunks(document))
+
+
+def document_chunks(document: ReportDocument) -> Iterator[str]:
+    """`dump_document`'s text a piece at a time, one piece per case: a report of a million cases is
+    written without its cases (or its text) in memory at once.
+
+    The top level is written key by key as `json.dumps(..., indent=2)` lays it out; each case (and
+    failure) is dumped alone and indented into place, which is safe line by line because a JSON string
+    never holds a raw newline.
+    """
+    head = _null_non_finite(_ADAPTER.dump_python(replace(document, cases=[], failures=[])))
+    streamed: dict[str, tuple[Iterable[Any], TypeAdapter[Any]]] = {
+        'cases': (document.cases, _CASE_ADAPTER),
+        'failures': (document.failures, _FAILURE_ADAPTER),
+    }
+    separator = '{\n'
+    for key, value in head.items():
+        yield f'{separator}  {_json_text(key, "")}: '
+        separator = ',\n'
+        if key not in streamed:
+            yield _json_text(value, '\n  ')
+            continue
+        items, adapter = streamed[key]
+        opening = '[\n    '
+        for item in items:
+            yield opening + _json_text(_null_non_finite(adapter.dump_python(item)), '\n    ')
+            opening = ',\n    '
+        yield '[]' if opening == '[\n    ' else '\n  ]'
+    yield '\n}\n'
+
+
+_CASE_ADAPTER = TypeAdapter(CaseResult)
+_FAILURE_ADAPTER = TypeAdapter(CaseFailure)
+
+
+def _json_text(value: Any, newline: str) -> str:
+    """`value` as indented JSON with every line break replaced by `newline` (its indentation in the
+    document), lone surrogates escaped."""
+    text = json.dumps(value, indent=2, ensure_ascii=False).replace('\n', newline)
+    return _SURROGATE.sub(lambda m: f'\\u{ord(m[0]):04x}', text)
 
 
 def _null_non_finite(data: dict[str, Any]) -> dict[str, Any]:
