@@ -13,10 +13,10 @@ import math
 import os
 import stat
 import sys
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from ..errors import AgenticEvalsError
 
@@ -218,26 +218,34 @@ def check_writable(path: Path) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically: into a temporary file beside it, then renamed over it.
+    """Write `text` to `path` atomically, as `write_chunks` does."""
+    write_chunks(path, (text,))
 
-    A full disk, an unusable name or a kill mid-write leaves the previous report whole (a kill may
-    leave a hidden `.agentic-evals-otel-*.tmp` behind). A symlink is written through, as before.
-    Anything that is not a regular file (`/dev/stdout`, a pipe, a device) is written to as it is:
-    renaming over it would replace it with a file.
+
+def write_chunks(path: Path, chunks: Iterable[str]) -> None:
+    """Write the text of `chunks` to `path` atomically: into a temporary file beside it, then renamed over it.
+
+    Each chunk is encoded and written as it comes, so a report is never whole in memory. A full disk,
+    an unusable name or a kill mid-write leaves the previous report whole (a kill may leave a hidden
+    `.agentic-evals-otel-*.tmp` behind). A symlink is written through, as before. Anything that is not
+    a regular file (`/dev/stdout`, a pipe, a device) is written to as it is: renaming over it would
+    replace it with a file. Lone surrogates (text from traces) are written as backslash escapes.
+    An error raised while making the chunks is raised as it is, not as a write error: a bug in a view
+    stays an internal error.
     """
-    data = text.encode('utf-8', 'backslashreplace')
+    source = _Chunks(chunks)
     try:
         target = Path(os.path.realpath(path))
         with contextlib.suppress(FileNotFoundError):
             if not stat.S_ISREG(os.stat(target).st_mode):
-                _write_in_place(target, data)
+                with open(target, 'wb') as file:
+                    _write_all(file, source)
                 return
         temp = target.parent / f'.{PROG}-{os.urandom(8).hex()}.tmp'
         descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0), 0o666)
         try:
             with os.fdopen(descriptor, 'wb') as file:
-                file.write(data)
-                file.flush()
+                _write_all(file, source)
                 os.fsync(file.fileno())
             _keep_mode(target, temp)
             os.replace(temp, target)
@@ -245,14 +253,36 @@ def write_text(path: Path, text: str) -> None:
             temp.unlink(missing_ok=True)
             raise
     except (OSError, ValueError) as e:
+        if source.failed:
+            raise
         raise UsageError(f'{shown_path(path)}: cannot write: {_reason(e)}') from None
 
 
-def _write_in_place(target: Path, data: bytes) -> None:
-    """Write to a pipe, a terminal or a device: no temporary file, nothing renamed."""
-    with open(target, 'wb') as file:
-        file.write(data)
-        file.flush()
+class _Chunks:
+    """The chunks as an iterator that remembers whether making them raised (then it is not a write error)."""
+
+    def __init__(self, chunks: Iterable[str]) -> None:
+        self._chunks = iter(chunks)
+        self.failed = False
+
+    def __iter__(self) -> _Chunks:
+        return self
+
+    def __next__(self) -> str:
+        try:
+            return next(self._chunks)
+        except StopIteration:
+            raise
+        except BaseException:
+            self.failed = True
+            raise
+
+
+def _write_all(file: BinaryIO, chunks: Iterable[str]) -> None:
+    """Encode and write each chunk as it comes (the buffered file gathers small ones), then flush."""
+    for chunk in chunks:
+        file.write(chunk.encode('utf-8', 'backslashreplace'))
+    file.flush()
 
 
 def _keep_mode(target: Path, temp: Path) -> None:
