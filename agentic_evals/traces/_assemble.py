@@ -188,6 +188,13 @@ class Assembler:
             return None
         return builder.finish()
 
+    def drop(self, trace_id: str) -> None:
+        """Forget a trace read only because its spans shared a unit with wanted ones (a partitioned load)."""
+        builder = self.builders.pop(trace_id, None)
+        if builder is not None:
+            for raw in builder.raw_ids:
+                del self.aliases[raw]
+
     def note(self, location: Location, message: str) -> None:
         """A warning that belongs to no trace, straight to `on_warning`."""
         self.on_warning(f'{self.describe(location)}: {message}')

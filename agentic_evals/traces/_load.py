@@ -55,28 +55,74 @@ def read_traces(*sources: str | Path, on_warning: Callable[[str], None] | None =
     return list(load_traces(*sources, on_warning=on_warning))
 
 
-def _stream(readers: list[Reader], warn: Callable[[str], None]) -> Iterator[LoadedTrace]:
+def load_partition(
+    *sources: str | Path, part: int, parts: int, on_warning: Callable[[str], None] | None = None
+) -> Iterator[tuple[int, LoadedTrace]]:
+    """The traces of one of `parts` partitions (by trace id), each with its place in `load_traces`' order.
+
+    Each of `parts` workers reads every file's trace ids (the cheap first pass), so all agree on
+    every trace's place, and decodes only the units that hold spans of its own traces.
+    """
+    warn = on_warning or _log
+    readers: list[Reader] = []
+    for path, found in expand_sources(sources, warn):
+        try:
+            readers.append(open_reader(path, len(readers), found=found))
+        except Stray as stray:
+            warn(str(stray))
+    places: dict[str, int] = {}
+    stream = _stream(readers, warn, (part, parts, places))
+    return ((places.pop(trace.trace_id, -1), trace) for trace in stream)
+
+
+def partition_of(trace_id: str, parts: int) -> int:
+    """Which of `parts` partitions a (normalized) trace id belongs to: its last 8 hex digits, spread evenly."""
+    return int(trace_id[-8:], 16) % parts
+
+
+def _stream(
+    readers: list[Reader],
+    warn: Callable[[str], None],
+    partition: tuple[int, int, dict[str, int]] | None = None,
+) -> Iterator[LoadedTrace]:
     last: dict[str, tuple[int, Unit]] = {}
+    wanted: dict[int, set[Unit]] | None = None if partition is None else {r.index: set() for r in readers}
     for reader in readers:
         for unit, trace_id in reader.scan():
             last[trace_id] = (reader.index, unit)
+            if wanted is not None and partition is not None and partition_of(trace_id, partition[1]) == partition[0]:
+                wanted[reader.index].add(unit)
     due: dict[tuple[int, Unit], list[str]] = {}
     for trace_id, position in last.items():
         due.setdefault(position, []).append(trace_id)
     del last
+    if partition is not None:  # every trace's place in the order `load_traces` yields them
+        part, parts, places = partition
+        place = 0
+        for position in sorted(due, key=lambda p: (p[0], p[1] or 0)):
+            for trace_id in due[position]:
+                if partition_of(trace_id, parts) == part:
+                    places[trace_id] = place
+                place += 1
 
     assembler = Assembler([reader.path for reader in readers], warn)
     for reader in readers:
         index = reader.index
         try:
-            for unit in reader.read(assembler):
+            units = reader.read(assembler) if wanted is None else reader.read(assembler, wanted[index])
+            for unit in units:
                 finished = due.pop((index, unit), None)
                 if finished:
                     for trace_id in finished:
+                        if partition is not None and partition_of(trace_id, partition[1]) != partition[0]:
+                            assembler.drop(trace_id)
+                            continue
                         trace = assembler.pop(trace_id)
                         if trace is not None:
                             yield trace
         except Stray as stray:
             warn(str(stray))
     # Only traces whose ids the first pass could not see (none in well-formed files) are left.
-    yield from assembler.rest()
+    for trace in assembler.rest():
+        if partition is None or partition_of(trace.trace_id, partition[1]) == partition[0]:
+            yield trace

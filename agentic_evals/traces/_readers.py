@@ -18,7 +18,7 @@ import gc
 import json
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -103,7 +103,9 @@ class Reader:
     def scan(self) -> Iterator[tuple[Unit, str]]:
         raise NotImplementedError
 
-    def read(self, assembler: Assembler) -> Iterator[Unit]:
+    def read(self, assembler: Assembler, wanted: Container[Unit] | None = None) -> Iterator[Unit]:
+        """Decode unit by unit into `assembler`, yielding each unit once it is in; with `wanted`, units
+        not in it are yielded undecoded (a worker of a partitioned load skips other workers' spans)."""
         raise NotImplementedError
 
     def read_all(self) -> bytes:
@@ -221,10 +223,14 @@ class JsonLinesReader(Reader):
                 for raw in dict.fromkeys(found):
                     yield number, _scan_key(raw)
 
-    def read(self, assembler: Assembler) -> Iterator[Unit]:
+    def read(self, assembler: Assembler, wanted: Container[Unit] | None = None) -> Iterator[Unit]:
         first = True
         for number, line in self.lines():
             if line[0] in _WHITESPACE and not line.strip():
+                continue
+            if wanted is not None and number not in wanted:
+                first = False
+                yield number
                 continue
             try:
                 document = parse_json(line)
@@ -258,7 +264,10 @@ class JsonDocumentReader(Reader):
         for raw in dict.fromkeys(found):
             yield None, _scan_key(raw)
 
-    def read(self, assembler: Assembler) -> Iterator[Unit]:
+    def read(self, assembler: Assembler, wanted: Container[Unit] | None = None) -> Iterator[Unit]:
+        if wanted is not None and None not in wanted:
+            yield None
+            return
         data = self.read_all()
         try:
             document = parse_json(data)
@@ -320,11 +329,14 @@ class ProtobufReader(Reader):
             for trace_id in proto_trace_ids(request):
                 yield number, trace_id
 
-    def read(self, assembler: Assembler) -> Iterator[Unit]:
+    def read(self, assembler: Assembler, wanted: Container[Unit] | None = None) -> Iterator[Unit]:
         location = (self.index, None)
         request_notes: list[str] = []
         notes: list[str] = []
         for number, tag_at, data, request in self.entries(request_notes):
+            if wanted is not None and number not in wanted:
+                yield number
+                continue
             try:
                 decode_proto(request, location, assembler, notes)
             except BadData as error:
