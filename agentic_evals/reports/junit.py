@@ -23,8 +23,10 @@ Reasons go in the failure message and in `<system-out>` for passing results.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from typing import NamedTuple
 
-from .document import ReportDocument
+from .document import CaseFailure, CaseResult, ReportDocument
 from .gates import Gates, Verdict, case_metric, format_metric, format_number
 from .text import visible
 
@@ -33,24 +35,97 @@ CASE_TESTCASE = '(case)'
 
 
 def render_junit(document: ReportDocument, gates: Gates, verdict: Verdict) -> str:
-    root = ET.Element('testsuites', name='agentic-evals')
-    results = _results_suite(document, gates)
+    return ''.join(junit_chunks(document, gates, verdict))
+
+
+def junit_chunks(document: ReportDocument, gates: Gates, verdict: Verdict) -> Iterator[str]:
+    """`render_junit`'s text a case at a time, in two passes over the cases: the suite's counts (which
+    its opening tag carries), then the testcases. Each testcase is serialised by ElementTree, indented
+    as `ET.indent` indents the whole tree, so the text is the same."""
+    tally = _Tally()
+    time = sum(tally.case(case, gates) for case in document.cases)
+    for failure in document.failures:
+        tally.add(_failure_testcase(failure, gates))
     gate_suite = _gates_suite(verdict)
-    for suite in (results, gate_suite):
-        root.append(suite)
+    suite = {'name': _xml(document.name), **tally.counts(), 'time': f'{time:.3f}'}
+    root = {'name': 'agentic-evals'}
     for key in ('tests', 'failures', 'errors', 'skipped'):
-        root.set(key, str(sum(int(s.get(key, '0')) for s in (results, gate_suite))))
-    root.set('time', results.get('time', '0'))
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding='unicode') + '\n'
+        root[key] = str(int(suite[key]) + int(gate_suite.get(key, '0')))
+    root['time'] = suite['time']
+    yield '<?xml version="1.0" encoding="UTF-8"?>\n' + _start_tag('testsuites', root) + '\n  '
+    if not tally.tests:
+        yield ET.tostring(ET.Element('testsuite', suite), encoding='unicode')
+    else:
+        yield _start_tag('testsuite', suite)
+        for case in document.cases:
+            yield ''.join(_serialised(testcase) for testcase in _case_testcases(case, gates))
+        for failure in document.failures:
+            yield _serialised(_failure_testcase(failure, gates))
+        yield '\n  </testsuite>'
+    ET.indent(gate_suite, level=1)
+    yield '\n  ' + ET.tostring(gate_suite, encoding='unicode') + '\n</testsuites>\n'
 
 
-def _suite(name: str) -> ET.Element:
-    return ET.Element('testsuite', name=_xml(name))
+def _start_tag(tag: str, attributes: dict[str, str]) -> str:
+    """The opening tag ElementTree writes for an element with these attributes (its empty form, opened)."""
+    empty = ET.tostring(ET.Element(tag, attributes), encoding='unicode')
+    assert empty.endswith(' />')
+    return empty[: -len(' />')] + '>'
 
 
-def _testcase(suite: ET.Element, classname: str, name: str, time: float = 0.0) -> ET.Element:
-    return ET.SubElement(suite, 'testcase', classname=_xml(classname), name=_xml(name), time=f'{time:.3f}')
+def _serialised(testcase: _Testcase) -> str:
+    """One testcase at its place in the whole tree: its line's indentation, its children indented below it."""
+    element = testcase.element()
+    ET.indent(element, level=2)
+    return '\n    ' + ET.tostring(element, encoding='unicode')
+
+
+class _Testcase(NamedTuple):
+    """A testcase and its outcome: `failure`, `error`, `skipped`, `system-out` (passed, with text) or `None`."""
+
+    classname: str
+    name: str
+    time: float = 0.0
+    outcome: str | None = None
+    text: str = ''
+    kind: str = ''
+
+    def element(self) -> ET.Element:
+        testcase = ET.Element('testcase', classname=_xml(self.classname), name=_xml(self.name), time=f'{self.time:.3f}')
+        if self.outcome in ('failure', 'error'):
+            _outcome(testcase, self.outcome, self.text, self.kind)
+        elif self.outcome == 'skipped':
+            _skipped(testcase, self.text)
+        elif self.outcome == 'system-out':
+            _output(testcase, self.text)
+        return testcase
+
+
+class _Tally:
+    """The results suite's counts, added up testcase by testcase."""
+
+    def __init__(self) -> None:
+        self.tests = self.failures = self.errors = self.skipped = 0
+
+    def case(self, case: CaseResult, gates: Gates) -> float:
+        """Count the case's testcases; its duration (so `sum` adds up the suite's time as it always has)."""
+        for testcase in _case_testcases(case, gates):
+            self.add(testcase)
+        return case.duration
+
+    def add(self, testcase: _Testcase) -> None:
+        self.tests += 1
+        self.failures += testcase.outcome == 'failure'
+        self.errors += testcase.outcome == 'error'
+        self.skipped += testcase.outcome == 'skipped'
+
+    def counts(self) -> dict[str, str]:
+        return {
+            'tests': str(self.tests),
+            'failures': str(self.failures),
+            'errors': str(self.errors),
+            'skipped': str(self.skipped),
+        }
 
 
 def _outcome(testcase: ET.Element, tag: str, message: str, kind: str) -> None:
@@ -67,93 +142,77 @@ def _output(testcase: ET.Element, text: str | None) -> None:
         ET.SubElement(testcase, 'system-out').text = _xml(text)
 
 
-def _results_suite(document: ReportDocument, gates: Gates) -> ET.Element:
-    suite = _suite(document.name)
-    tests = failures = errors = skipped = 0
-    for case in document.cases:
-        # Attribute the recorded run's time to the case's first testcase so suite time adds up.
-        time = case.duration
-        for name, assertion in sorted(case.assertions.items()):
-            testcase = _testcase(suite, case.name, name, time)
-            time = 0.0
-            tests += 1
-            gated = (threshold := gates.case_threshold_for(name)) is not None and threshold > 0
-            if not assertion.value and gates.allow_failures and not gated:
-                skipped += 1
-                _skipped(testcase, f'allowed failure: {assertion.reason or f"{name} failed"}')
-            elif not assertion.value:
-                failures += 1
-                _outcome(testcase, 'failure', assertion.reason or f'{name} failed', 'AssertionFailed')
-            else:
-                _output(testcase, assertion.reason)
-        for name, score in sorted(case.scores.items()):
-            testcase = _testcase(suite, case.name, name, time)
-            time = 0.0
-            tests += 1
-            threshold = gates.threshold_for(name)
-            case_threshold = gates.case_threshold_for(name)
-            reason = f': {score.reason}' if score.reason else ''
-            if case_threshold is not None and (score.value is None or score.value < case_threshold):
-                failures += 1
-                value = 'n/a' if score.value is None else format_number(score.value, case_threshold)
-                message = f'{name} = {value} < {format_number(case_threshold, score.value)} (min-case-score){reason}'
-                _outcome(testcase, 'failure', message, 'ScoreBelowThreshold')
-                continue
+def _case_testcases(case: CaseResult, gates: Gates) -> Iterator[_Testcase]:
+    """The case's testcases in order: assertions, scores, labels, evaluator errors, per-case gates."""
+    # Attribute the recorded run's time to the case's first testcase so suite time adds up.
+    time = case.duration
+    for name, assertion in sorted(case.assertions.items()):
+        gated = (threshold := gates.case_threshold_for(name)) is not None and threshold > 0
+        if not assertion.value and gates.allow_failures and not gated:
+            message = f'allowed failure: {assertion.reason or f"{name} failed"}'
+            yield _Testcase(case.name, name, time, 'skipped', message)
+        elif not assertion.value:
+            yield _Testcase(case.name, name, time, 'failure', assertion.reason or f'{name} failed', 'AssertionFailed')
+        else:
+            yield _Testcase(case.name, name, time, 'system-out', assertion.reason or '')
+        time = 0.0
+    for name, score in sorted(case.scores.items()):
+        threshold = gates.threshold_for(name)
+        case_threshold = gates.case_threshold_for(name)
+        reason = f': {score.reason}' if score.reason else ''
+        if case_threshold is not None and (score.value is None or score.value < case_threshold):
+            value = 'n/a' if score.value is None else format_number(score.value, case_threshold)
+            message = f'{name} = {value} < {format_number(case_threshold, score.value)} (min-case-score){reason}'
+            yield _Testcase(case.name, name, time, 'failure', message, 'ScoreBelowThreshold')
+        else:
             value = 'n/a' if score.value is None else format_number(score.value, threshold)
             note = ''
             if threshold is not None and (score.value is None or score.value < threshold):
                 note = f' (below {format_number(threshold)}; the gate is on the average)'
-            _output(testcase, f'{name} = {value}{note}{reason}')
-        for name, label in sorted(case.labels.items()):
-            testcase = _testcase(suite, case.name, name, time)
-            time = 0.0
-            tests += 1
-            _output(testcase, f'{name} = {label.value}' + (f': {label.reason}' if label.reason else ''))
-        for error in case.evaluator_errors:
-            testcase = _testcase(suite, case.name, error.name, time)
-            time = 0.0
-            tests += 1
-            if gates.allow_failures:
-                skipped += 1
-                _skipped(testcase, f'allowed error: {error.message}')
-            else:
-                errors += 1
-                _outcome(testcase, 'error', error.message, 'EvaluatorError')
-        present = {*case.scores, *case.assertions, *case.labels, *(e.name for e in case.evaluator_errors)}
-        for name in dict.fromkeys(g.name for g in gates.min_case_scores):
-            if name not in present and gates.expects(case.name, name):
-                testcase = _testcase(suite, case.name, name, time)
-                time = 0.0
-                tests += 1
-                failures += 1
-                _outcome(testcase, 'failure', f'no {name} result (min-case-score)', 'MissingResult')
-        for name in dict.fromkeys(g.name for g in gates.max_case_metrics):
-            limit = gates.case_metric_limit_for(name)
-            assert limit is not None
-            testcase = _testcase(suite, case.name, name, time)
-            time = 0.0
-            tests += 1
-            measured = case_metric(case, name)
-            if measured is not None and measured <= limit:
-                _output(testcase, f'{name} = {format_metric(name, measured)} <= {format_metric(name, limit, measured)}')
-                continue
-            failures += 1
-            if measured is None:
-                _outcome(testcase, 'failure', f'{name} not recorded (max-case-metric)', 'MissingMetric')
-            else:
-                shown = f'{format_metric(name, measured, limit)} > {format_metric(name, limit, measured)}'
-                _outcome(testcase, 'failure', f'{name} = {shown} (max-case-metric)', 'MetricOverLimit')
-    for failure in document.failures:
-        testcase = _testcase(suite, failure.name, CASE_TESTCASE)
-        tests += 1
+            yield _Testcase(case.name, name, time, 'system-out', f'{name} = {value}{note}{reason}')
+        time = 0.0
+    for name, label in sorted(case.labels.items()):
+        text = f'{name} = {label.value}' + (f': {label.reason}' if label.reason else '')
+        yield _Testcase(case.name, name, time, 'system-out', text)
+        time = 0.0
+    for error in case.evaluator_errors:
         if gates.allow_failures:
-            skipped += 1
-            _skipped(testcase, f'allowed error: {failure.error}')
+            yield _Testcase(case.name, error.name, time, 'skipped', f'allowed error: {error.message}')
         else:
-            errors += 1
-            _outcome(testcase, 'error', failure.error, 'CaseFailure')
-    _counts(suite, tests, failures, errors, sum(c.duration for c in document.cases), skipped)
-    return suite
+            yield _Testcase(case.name, error.name, time, 'error', error.message, 'EvaluatorError')
+        time = 0.0
+    present = {*case.scores, *case.assertions, *case.labels, *(e.name for e in case.evaluator_errors)}
+    for name in dict.fromkeys(g.name for g in gates.min_case_scores):
+        if name not in present and gates.expects(case.name, name):
+            yield _Testcase(case.name, name, time, 'failure', f'no {name} result (min-case-score)', 'MissingResult')
+            time = 0.0
+    for name in dict.fromkeys(g.name for g in gates.max_case_metrics):
+        limit = gates.case_metric_limit_for(name)
+        assert limit is not None
+        measured = case_metric(case, name)
+        if measured is not None and measured <= limit:
+            text = f'{name} = {format_metric(name, measured)} <= {format_metric(name, limit, measured)}'
+            yield _Testcase(case.name, name, time, 'system-out', text)
+        elif measured is None:
+            yield _Testcase(case.name, name, time, 'failure', f'{name} not recorded (max-case-metric)', 'MissingMetric')
+        else:
+            shown = f'{format_metric(name, measured, limit)} > {format_metric(name, limit, measured)}'
+            yield _Testcase(case.name, name, time, 'failure', f'{name} = {shown} (max-case-metric)', 'MetricOverLimit')
+        time = 0.0
+
+
+def _failure_testcase(failure: CaseFailure, gates: Gates) -> _Testcase:
+    if gates.allow_failures:
+        return _Testcase(failure.name, CASE_TESTCASE, 0.0, 'skipped', f'allowed error: {failure.error}')
+    return _Testcase(failure.name, CASE_TESTCASE, 0.0, 'error', failure.error, 'CaseFailure')
+
+
+def _suite(name: str) -> ET.Element:
+    return ET.Element('testsuite', name=_xml(name))
+
+
+def _testcase(suite: ET.Element, classname: str, name: str, time: float = 0.0) -> ET.Element:
+    return ET.SubElement(suite, 'testcase', classname=_xml(classname), name=_xml(name), time=f'{time:.3f}')
 
 
 def _gates_suite(verdict: Verdict) -> ET.Element:
