@@ -14,6 +14,7 @@ captured rather than printed.
 from __future__ import annotations
 
 import inspect
+import itertools
 import json
 import logging
 import math
@@ -21,7 +22,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -106,7 +107,18 @@ def evaluation_events(document: ReportDocument) -> list[EvaluationEvent]:
 
     Cases that failed before evaluation (`document.failures`) have no results and no event.
     """
-    return [event for case in document.cases for event in _case_events(document.name, case)]
+    return list(iter_evaluation_events(document))
+
+
+def iter_evaluation_events(document: ReportDocument) -> Iterator[EvaluationEvent]:
+    """`evaluation_events` one at a time, case by case: the writers never hold a million cases' events."""
+    for case in document.cases:
+        yield from _case_events(document.name, case)
+
+
+def event_count(document: ReportDocument) -> int:
+    """How many events `iter_evaluation_events` gives, counted without making them."""
+    return sum(len(c.scores) + len(c.assertions) + len(c.labels) + len(c.evaluator_errors) for c in document.cases)
 
 
 def _case_events(dataset: str, case: CaseResult) -> Iterator[EvaluationEvent]:
@@ -210,7 +222,18 @@ def render_otlp_json_lines(
     strings. `eventName` is written when the installed opentelemetry-proto has the field (1.30 has
     not), the `event.name` attribute always. Empty text for a document without results.
     """
-    return _render(evaluation_events(document), service_name, time_unix_nano)
+    return ''.join(otlp_json_line_chunks(document, service_name=service_name, time_unix_nano=time_unix_nano))
+
+
+def otlp_json_line_chunks(
+    document: ReportDocument,
+    *,
+    service_name: str = DEFAULT_SERVICE_NAME,
+    time_unix_nano: int | None = None,
+) -> Iterator[str]:
+    """`render_otlp_json_lines`'s text a line at a time (`MAX_RECORDS_PER_REQUEST` events each), made as
+    the cases are read."""
+    return _json_lines(iter_evaluation_events(document), service_name, time_unix_nano)
 
 
 def write_otlp_json_lines(
@@ -225,28 +248,48 @@ def write_otlp_json_lines(
     Raises `FileError` when the file cannot be written.
     """
     path = Path(path)
-    events = evaluation_events(document)
-    text = _render(events, service_name, time_unix_nano)
+    count = 0
+
+    def counted() -> Iterator[EvaluationEvent]:
+        nonlocal count
+        for event in iter_evaluation_events(document):
+            count += 1
+            yield event
+
+    lines = _json_lines(counted(), service_name, time_unix_nano)
     try:
-        path.write_text(text, encoding='utf-8')
+        file = path.open('w', encoding='utf-8')
     except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        raise FileError(path, f'cannot write: {reason}') from None
-    return len(events)
+        raise FileError(path, f'cannot write: {_os_reason(e)}') from None
+    with file:
+        for line in lines:  # an error making a line is raised as it is: only writing is a FileError
+            try:
+                file.write(line)
+            except OSError as e:
+                raise FileError(path, f'cannot write: {_os_reason(e)}') from None
+        try:
+            file.flush()
+        except OSError as e:
+            raise FileError(path, f'cannot write: {_os_reason(e)}') from None
+    return count
 
 
-def _render(events: list[EvaluationEvent], service_name: str, time_unix_nano: int | None) -> str:
+def _os_reason(error: BaseException) -> str:
+    return error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+
+
+def _json_lines(events: Iterable[EvaluationEvent], service_name: str, time_unix_nano: int | None) -> Iterator[str]:
+    """One OTLP JSON line per `MAX_RECORDS_PER_REQUEST` events, with only that many made at a time."""
     now = time.time_ns() if time_unix_nano is None else time_unix_nano
     resource = {'attributes': _key_values(otel_resource(service_name).attributes)}
     scope: dict[str, Any] = {'name': _SCOPE}
     if (version := _scope_version()) is not None:
         scope['version'] = version
-    lines = []
-    for start in range(0, len(events), MAX_RECORDS_PER_REQUEST):
-        records = [_json_record(e, now) for e in events[start : start + MAX_RECORDS_PER_REQUEST]]
+    remaining = iter(events)
+    while batch := list(itertools.islice(remaining, MAX_RECORDS_PER_REQUEST)):
+        records = [_json_record(e, now) for e in batch]
         request = {'resourceLogs': [{'resource': resource, 'scopeLogs': [{'scope': scope, 'logRecords': records}]}]}
-        lines.append(_json_line(request))
-    return ''.join(lines)
+        yield _json_line(request)
 
 
 _HAS_EVENT_NAME_FIELD = 'event_name' in logs_pb2.LogRecord.DESCRIPTOR.fields_by_name
@@ -375,7 +418,7 @@ def emit_otlp(
     does not keep the process alive. Raises `AgenticEvalsError` only for configuration: an
     unsupported protocol, a missing exporter package, a bad OTEL_EXPORTER_OTLP_* value.
     """
-    events = evaluation_events(document)
+    total = event_count(document)
     seconds = export_timeout() if timeout is None else timeout
     diagnosis = _Diagnosis()
     if exporter is None:
@@ -384,10 +427,11 @@ def emit_otlp(
         where = f'{otlp_endpoint(protocol)} (OTLP {protocol})'
     else:
         where = f'the {type(exporter).__name__}'
-    if not events or _sdk_disabled():
+    if not total or _sdk_disabled():
         exporter.shutdown()  # type: ignore[no-untyped-call]
-        return [f'{OTEL_SDK_DISABLED} is set: {len(events)} evaluation events not sent'] if events else []
-    return _send(events, _ObservedExporter(exporter, diagnosis), where, seconds, service_name, time_unix_nano)
+        return [f'{OTEL_SDK_DISABLED} is set: {total} evaluation events not sent'] if total else []
+    events = iter_evaluation_events(document)
+    return _send(events, total, _ObservedExporter(exporter, diagnosis), where, seconds, service_name, time_unix_nano)
 
 
 _CREDENTIAL_PROVIDERS = (
@@ -455,8 +499,14 @@ class _Diagnosis:
             return _one_line(self._notes[0]) if self._notes else None
 
 
+WINDOW = 10 * MAX_RECORDS_PER_REQUEST
+"""Events handed to the SDK before `emit_otlp` waits for them to be exported: its queue holds at most
+this many records, however many cases the report has."""
+
+
 def _send(
-    events: list[EvaluationEvent],
+    events: Iterable[EvaluationEvent],
+    total: int,
     observed: _ObservedExporter,
     where: str,
     seconds: float,
@@ -465,23 +515,32 @@ def _send(
 ) -> list[str]:
     captured = _CapturedLogs()
     captured.start()
+    budget = seconds + 0.5
+    """Seconds left to wait for exports in all (making the events is not counted)."""
+    timed_out = False
     try:
         provider = LoggerProvider(resource=otel_resource(service_name), shutdown_on_exit=False)
         millis = max(int(seconds * 1000), 1)
         provider.add_log_record_processor(
             BatchLogRecordProcessor(
                 observed,
-                # Export only full batches until the flush: the run's events go in as few requests as possible.
+                # Export only full batches until a flush: the run's events go in as few requests as possible.
                 schedule_delay_millis=max(millis * 10, 60_000),
                 max_export_batch_size=MAX_RECORDS_PER_REQUEST,
                 export_timeout_millis=millis,
-                max_queue_size=max(len(events), MAX_RECORDS_PER_REQUEST),
+                max_queue_size=max(min(total, WINDOW), MAX_RECORDS_PER_REQUEST),
             )
         )
         logger = provider.get_logger(_SCOPE, _scope_version())
         now = time.time_ns() if time_unix_nano is None else time_unix_nano
-        for event in events:
+        for index, event in enumerate(events, 1):
             _emit(logger, event, now)
+            if index % WINDOW == 0 and index < total:
+                # The queue is full: wait for it to be exported (within the budget) before making more.
+                waited, budget = _waited(lambda: _flush(provider, observed, millis), budget)
+                if not waited:
+                    timed_out = True
+                    break
     except BaseException:
         captured.stop()
         raise
@@ -497,13 +556,14 @@ def _send(
 
     # The SDK's flush blocks (1.4x) or waits on its worker (1.30), and exporters retry with backoff:
     # the flush runs on a daemon thread, given up at the deadline.
-    worker = threading.Thread(target=finish, name='agentic-evals-otlp-events', daemon=True)
-    worker.start()
-    worker.join(seconds + 0.5)
-    timed_out = worker.is_alive()
+    if not timed_out:
+        finished, budget = _waited(finish, budget)
+        timed_out = not finished
+    else:
+        threading.Thread(target=finish, name='agentic-evals-otlp-events', daemon=True).start()
     if timed_out:
         observed.abandon()
-    unsent = len(events) - observed.sent
+    unsent = total - observed.sent
     if not unsent:
         return []
     reason = observed.diagnosis.first() or captured.first()
@@ -511,7 +571,23 @@ def _send(
         detail = f'gave up after {seconds:g} s' + (f' ({reason})' if reason else '')
     else:
         detail = reason or 'the exporter reported a failure'
-    return [f'could not send {unsent} of {len(events)} evaluation events to {where}: {detail}']
+    return [f'could not send {unsent} of {total} evaluation events to {where}: {detail}']
+
+
+def _flush(provider: LoggerProvider, observed: _ObservedExporter, millis: int) -> None:
+    try:
+        provider.force_flush(millis)
+    except Exception as e:  # an SDK bug must not escape a daemon thread as a traceback
+        observed.diagnosis.note(_error_reason(e))
+
+
+def _waited(action: Callable[[], None], budget: float) -> tuple[bool, float]:
+    """Run `action` on a daemon thread for at most `budget` seconds: whether it ended, and the budget left."""
+    started = time.monotonic()
+    worker = threading.Thread(target=action, name='agentic-evals-otlp-events', daemon=True)
+    worker.start()
+    worker.join(max(budget, 0.0))
+    return not worker.is_alive(), budget - (time.monotonic() - started)
 
 
 _SDK_EMIT_TAKES_FIELDS = 'event_name' in inspect.signature(sdk_logs.Logger.emit).parameters
