@@ -3,14 +3,22 @@
 Ordered for a reviewer: the verdict line first, then the averages with their gates, then only the
 results that need attention with their reasons, and the full case-by-result matrix folded away
 in a `<details>` block so a large run does not flood the page.
+
+A run of more than `SUMMARY_CASES` cases is summarised, as the terminal table is: the attention table
+and the matrix show only the first `FAILING_CASES_SHOWN` failing cases, each followed by a sentence
+saying how many more there are (the JSON and HTML reports have every case). A pull-request comment
+holds 65,536 characters, and a matrix of ten thousand rows helps nobody.
+
+The text is made a piece at a time (`markdown_chunks`), in a few passes over the cases, so a run of a
+million cases is written without its cases, or its text, in memory at once.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from .document import CaseResult, ReportDocument
+from .document import CaseFailure, CaseResult, ReportDocument
 from .gates import (
     DURATION,
     Gates,
@@ -28,25 +36,105 @@ from .text import visible
 PASS, FAIL, ERROR = '✅', '❌', '⚠️'
 
 
+SUMMARY_CASES = 50
+"""Runs of more cases than this list only the first `FAILING_CASES_SHOWN` failing cases (as `table.py` does)."""
+FAILING_CASES_SHOWN = 20
+"""The failing cases a summarised run lists, in the attention table and in the matrix; the rest are counted."""
+OTHER_REPORTS = 'the JSON (--json) and HTML (--html) reports have every case'
+
+
 def render_markdown(document: ReportDocument, gates: Gates, verdict: Verdict) -> str:
+    return ''.join(markdown_chunks(document, gates, verdict))
+
+
+def markdown_chunks(document: ReportDocument, gates: Gates, verdict: Verdict) -> Iterator[str]:
+    """`render_markdown`'s text a piece at a time: a first pass over the cases counts what the headings
+    and the averages say, then the attention rows and the matrix rows are written as the cases are read
+    again (a summarised run stops reading once it has listed its failing cases)."""
+    survey = _Survey(document, gates)
     status = 'PASS' if verdict.passed else 'FAIL'
     icon = PASS if verdict.passed else FAIL
-    parts = [
-        f'## {icon} agentic-evals: {markdown_cell(document.name)} — {status}',
-        markdown_cell(verdict.summary),
-    ]
-    averages = _averages_rows(document, gates)
+    yield f'## {icon} agentic-evals: {markdown_cell(document.name)} — {status}\n\n{markdown_cell(verdict.summary)}'
+    averages = _averages_rows(document, gates, survey.assertions)
     if averages:
-        parts.append(markdown_table(['Result', 'Kind', 'Average', 'Gate'], averages))
-    attention = _attention_rows(document, gates)
-    if attention:
-        parts.append(f'### Needs attention ({len(attention)})')
-        parts.append(markdown_table(['Case', 'Result', 'Value', 'Reason'], attention))
-    matrix = _matrix(document)
-    if matrix:
-        summary = f'All results: {document.totals.cases} case(s)'
-        parts.append(f'<details><summary>{summary}</summary>\n\n{matrix}\n</details>')
-    return '\n\n'.join(parts) + '\n'
+        yield '\n\n' + markdown_table(['Result', 'Kind', 'Average', 'Gate'], averages)
+    limit = FAILING_CASES_SHOWN if survey.summarised else None
+    if survey.attention:
+        yield f'\n\n### Needs attention ({survey.attention})\n\n' + markdown_table(
+            ['Case', 'Result', 'Value', 'Reason'], []
+        )
+        for rows in _failing(_attention(document, gates), limit):
+            yield ''.join('\n' + _table_row(row) for row in rows)
+        if limit is not None and survey.failing > limit:
+            shown = f'{limit} of {survey.failing}'
+            yield f'\n\nThe results of the first {shown} failing cases are listed: {OTHER_REPORTS}.'
+    if survey.names or document.failures:
+        total = document.totals.cases
+        if limit is None:
+            yield f'\n\n<details><summary>All results: {total} case(s)</summary>\n\n'
+        else:
+            listed = min(limit, survey.failing)
+            yield f"\n\n<details><summary>The failing cases' results: {listed} of {total} case(s)</summary>\n\n"
+        if limit is None or survey.failing:
+            names = sorted(survey.names)
+            yield markdown_table(['Case', *(markdown_cell(n) for n in names)], [])
+            cases = _matrix_rows(document, gates, names, failing_only=limit is not None)
+            for rows in _failing(cases, limit):
+                yield ''.join('\n' + _table_row(row) for row in rows)
+            if limit is not None:
+                yield '\n\n'
+        if limit is not None:
+            yield _matrix_note(total, survey.failing, min(limit, survey.failing))
+        yield '\n</details>'
+    yield '\n'
+
+
+def _matrix_note(total: int, failing: int, listed: int) -> str:
+    """What a summarised matrix leaves out."""
+    if not failing:
+        return f'None of the {total} cases needs attention, so none is listed here: {OTHER_REPORTS}.'
+    if listed == failing:
+        return f'Only the {failing} failing cases (of {total}) are listed here: {OTHER_REPORTS}.'
+    return f'The first {listed} of the {failing} failing cases (of {total}) are listed here: {OTHER_REPORTS}.'
+
+
+class _Survey:
+    """What the pieces before the rows need, counted in one pass: the attention rows and failing cases,
+    the matrix's result names, and each assertion's passes."""
+
+    def __init__(self, document: ReportDocument, gates: Gates) -> None:
+        self.summarised = len(document.cases) > SUMMARY_CASES
+        self.attention = 0
+        """Rows of the attention table (a summarised run lists only some of them)."""
+        self.failing = 0
+        """Cases with a row in the attention table, case failures included."""
+        self.names: set[str] = set()
+        self.assertions: dict[str, list[int]] = {}
+        """Assertion name -> [cases passing it, cases that have it]."""
+        for rows in _attention(document, gates):
+            self.attention += len(rows)
+            self.failing += bool(rows)
+        for case in document.cases:
+            self.names.update(case.assertions, case.scores, case.labels, _errors(case))
+            for name, assertion in case.assertions.items():
+                counts = self.assertions.setdefault(name, [0, 0])
+                counts[0] += assertion.value
+                counts[1] += 1
+
+
+def _failing(cases: Iterator[list[list[str]]], limit: int | None) -> Iterator[list[list[str]]]:
+    """Each case's rows; with a `limit`, only the first `limit` cases that have rows (then it stops reading)."""
+    listed = 0
+    for rows in cases:
+        if limit is not None and rows:
+            if listed == limit:
+                return
+            listed += 1
+        yield rows
+
+
+def _table_row(cells: Sequence[str]) -> str:
+    return '| ' + ' | '.join(cells) + ' |'
 
 
 def markdown_cell(text: str) -> str:
@@ -68,11 +156,11 @@ _MARKDOWN_PUNCTUATION = re.compile(r'[\\`*~\[\]|$]|(?<![^\W_])_|_(?![^\W_])')
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ['| ' + ' | '.join(header) + ' |', '|' + ' --- |' * len(header)]
-    lines += ['| ' + ' | '.join(row) + ' |' for row in rows]
+    lines += [_table_row(row) for row in rows]
     return '\n'.join(lines)
 
 
-def _averages_rows(document: ReportDocument, gates: Gates) -> list[list[str]]:
+def _averages_rows(document: ReportDocument, gates: Gates, passes: dict[str, list[int]]) -> list[list[str]]:
     rows: list[list[str]] = []
     averages = document.averages
     for name, value in averages.scores.items():
@@ -80,7 +168,7 @@ def _averages_rows(document: ReportDocument, gates: Gates) -> list[list[str]]:
         gate = _joined(_gate(value, threshold), _case_gate(document, gates, name))
         rows.append([markdown_cell(name), 'score', format_number(value, threshold), gate])
     for name, rate in averages.assertions.items():
-        values = [c.assertions[name].value for c in document.cases if name in c.assertions]
+        passed, total = passes.get(name, (0, 0))
         threshold = gates.threshold_for(name)
         per_case = _case_gate(document, gates, name)
         if threshold is not None or per_case:
@@ -89,7 +177,7 @@ def _averages_rows(document: ReportDocument, gates: Gates) -> list[list[str]]:
             gate = f'{PASS} all pass'
         else:
             gate = 'allowed' if gates.allow_failures else f'{FAIL} all must pass'
-        rows.append([markdown_cell(name), 'assertion', f'{rate:.1%} ({sum(values)}/{len(values)})', gate])
+        rows.append([markdown_cell(name), 'assertion', f'{rate:.1%} ({passed}/{total})', gate])
     for name, shares in averages.labels.items():
         shown = ', '.join(f'{markdown_cell(v)}: {s:.0%}' for v, s in shares.items())
         rows.append([markdown_cell(name), 'label', shown, ''])
@@ -143,27 +231,36 @@ def _joined(*cells: str) -> str:
     return '; '.join(cell for cell in cells if cell)
 
 
-def _attention_rows(document: ReportDocument, gates: Gates) -> list[list[str]]:
-    rows: list[list[str]] = []
+def _attention(document: ReportDocument, gates: Gates) -> Iterator[list[list[str]]]:
+    """The attention table's rows, case by case (a case with nothing to attend to has none), then the case failures'."""
     for case in document.cases:
-        case_cell = markdown_cell(case.name)
-        for name, assertion in sorted(case.assertions.items()):
-            if not assertion.value:
-                rows.append([case_cell, markdown_cell(name), f'{FAIL} fail', markdown_cell(assertion.reason or '')])
-        for name, score in sorted(case.scores.items()):
-            thresholds = [t for t in (gates.threshold_for(name), gates.case_threshold_for(name)) if t is not None]
-            failed = [t for t in thresholds if score.value is None or score.value < t]
-            if failed:
-                threshold = max(failed)
-                value = 'n/a' if score.value is None else format_number(score.value, threshold)
-                shown = f'{FAIL} {value} < {format_number(threshold, score.value)}'
-                rows.append([case_cell, markdown_cell(name), shown, markdown_cell(score.reason or '')])
-        for error in case.evaluator_errors:
-            rows.append([case_cell, markdown_cell(error.name), f'{ERROR} error', markdown_cell(error.message)])
-        rows += _case_gate_rows(case, gates)
+        yield _case_attention(case, gates)
     for failure in document.failures:
-        rows.append([markdown_cell(failure.name), '(case)', f'{ERROR} error', markdown_cell(failure.error)])
+        yield [_failure_attention(failure)]
+
+
+def _case_attention(case: CaseResult, gates: Gates) -> list[list[str]]:
+    rows: list[list[str]] = []
+    case_cell = markdown_cell(case.name)
+    for name, assertion in sorted(case.assertions.items()):
+        if not assertion.value:
+            rows.append([case_cell, markdown_cell(name), f'{FAIL} fail', markdown_cell(assertion.reason or '')])
+    for name, score in sorted(case.scores.items()):
+        thresholds = [t for t in (gates.threshold_for(name), gates.case_threshold_for(name)) if t is not None]
+        failed = [t for t in thresholds if score.value is None or score.value < t]
+        if failed:
+            threshold = max(failed)
+            value = 'n/a' if score.value is None else format_number(score.value, threshold)
+            shown = f'{FAIL} {value} < {format_number(threshold, score.value)}'
+            rows.append([case_cell, markdown_cell(name), shown, markdown_cell(score.reason or '')])
+    for error in case.evaluator_errors:
+        rows.append([case_cell, markdown_cell(error.name), f'{ERROR} error', markdown_cell(error.message)])
+    rows += _case_gate_rows(case, gates)
     return rows
+
+
+def _failure_attention(failure: CaseFailure) -> list[str]:
+    return [markdown_cell(failure.name), '(case)', f'{ERROR} error', markdown_cell(failure.error)]
 
 
 def _case_gate_rows(case: CaseResult, gates: Gates) -> list[list[str]]:
@@ -187,13 +284,15 @@ def _case_gate_rows(case: CaseResult, gates: Gates) -> list[list[str]]:
     return rows
 
 
-def _matrix(document: ReportDocument) -> str:
-    names = sorted({n for c in document.cases for n in (*c.assertions, *c.scores, *c.labels, *_errors(c))})
-    if not names and not document.failures:
-        return ''
-    rows = [[markdown_cell(c.name), *(_matrix_cell(c, n) for n in names)] for c in document.cases]
-    rows += [[markdown_cell(f.name), *([f'{ERROR} not run'] * len(names))] for f in document.failures]
-    return markdown_table(['Case', *(markdown_cell(n) for n in names)], rows)
+def _matrix_rows(
+    document: ReportDocument, gates: Gates, names: list[str], *, failing_only: bool
+) -> Iterator[list[list[str]]]:
+    """The matrix's row of each case (in a list, empty for a passing case when only failing ones are listed)."""
+    for case in document.cases:
+        listed = not failing_only or bool(_case_attention(case, gates))
+        yield [[markdown_cell(case.name), *(_matrix_cell(case, n) for n in names)]] if listed else []
+    for failure in document.failures:
+        yield [[markdown_cell(failure.name), *([f'{ERROR} not run'] * len(names))]]
 
 
 def _errors(case: CaseResult) -> list[str]:
