@@ -13,7 +13,9 @@ network (no CDN, no fonts, no images from anywhere) and works opened from disk (
   the same rule) come after the page's script, so the browser parses, runs and paints the script's
   first drawing before it reaches them; `AE.parts()` reads them once the document is parsed. The
   parts are compressed in worker threads while the next part is made (zlib compresses without the
-  GIL), which hides most of the compression on a machine with a core to spare;
+  GIL), which hides most of the compression on a machine with a core to spare; `page_chunks` gives
+  the page a part at a time, with only a few parts in the making, so a page of a million cases is
+  written without being whole in memory;
 - a Content-Security-Policy allows only this page's own style and script elements (by their
   SHA-256 hashes) and no fetch, image, font, frame or form target at all, so even a string that
   somehow became markup could load or run nothing (no `eval` either: a test driving the page
@@ -37,7 +39,8 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Iterable, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from importlib.resources import files
@@ -93,7 +96,7 @@ def render_page(
     compress: bool | None = None,
     lang: str = 'en',
 ) -> str:
-    """The whole HTML document.
+    """The whole HTML document (`page_chunks`, joined).
 
     `payload` is any JSON-serialisable value (or JSON text already made). `parts` are further values
     (or JSON texts), embedded after the page's script in order: the page's first drawing should need
@@ -103,6 +106,22 @@ def render_page(
     `textContent`). `compress`: gzip the payload and each part (default: each one larger than
     `COMPRESS_ABOVE`).
     """
+    return ''.join(page_chunks(title, payload, parts=parts, css=css, js=js, body=body, compress=compress, lang=lang))
+
+
+def page_chunks(
+    title: str,
+    payload: object,
+    *,
+    parts: Iterable[object] = (),
+    css: Sequence[str] = (),
+    js: Sequence[str] = (),
+    body: str = '',
+    compress: bool | None = None,
+    lang: str = 'en',
+) -> Iterator[str]:
+    """`render_page`'s text a piece at a time: the page up to its script, then each part's element as it
+    is made (`parts` is read lazily), then the end."""
     styles = [asset(name) for name in SHARED_CSS] + list(css)
     scripts = [asset(name) for name in SHARED_JS] + list(js)
     style = '\n' + '\n'.join(styles) + '\n'  # exactly the element's content: its hash is in the policy
@@ -120,8 +139,7 @@ def render_page(
         ]
     )
     data_element = _data_element(payload_json(payload), f'id="{PAYLOAD_ID}"', compress)
-    part_elements = ''.join(f'{element}\n' for element in _part_elements(parts, compress))
-    return (
+    yield (
         '<!DOCTYPE html>\n'
         f'<html lang="{html.escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{policy}">\n'
@@ -129,8 +147,11 @@ def render_page(
         '<meta name="referrer" content="no-referrer">\n'
         f'<title>{html.escape(title, quote=False)}</title>\n'
         f'<style>{style}</style>\n</head>\n<body>\n{body}\n{data_element}\n'
-        f'<script>{script}</script>\n{part_elements}</body>\n</html>\n'
+        f'<script>{script}</script>\n'
     )
+    for element in _part_elements(parts, compress):
+        yield f'{element}\n'
+    yield '</body>\n</html>\n'
 
 
 def _data_element(data: str, attribute: str, compress: bool | None) -> str:
@@ -141,24 +162,34 @@ def _data_element(data: str, attribute: str, compress: bool | None) -> str:
     return f'<script type="application/json" {attribute}>{data}</script>'
 
 
-def _part_elements(parts: Iterable[object], compress: bool | None) -> list[str]:
-    """Each part's element; compressed ones in worker threads, each while the next part is made."""
+def _part_elements(parts: Iterable[object], compress: bool | None) -> Iterator[str]:
+    """Each part's element, in order; compressed ones in worker threads, each while the next parts are
+    made, with at most `2 * workers` of them in the making (so memory does not grow with the parts)."""
     attribute = f'class="{PART_CLASS}"'
-    pending: list[str | Future[str]] = []
+    workers = max(1, min(4, (os.cpu_count() or 1) - 1))
+    pending: deque[str | Future[str]] = deque()
     pool: ThreadPoolExecutor | None = None
     try:
         for part in parts:
             data = payload_json(part)
             if compress or (compress is None and len(data) > COMPRESS_ABOVE):
                 if pool is None:
-                    pool = ThreadPoolExecutor(max_workers=max(1, min(4, (os.cpu_count() or 1) - 1)))
+                    pool = ThreadPoolExecutor(max_workers=workers)
                 pending.append(pool.submit(_data_element, data, attribute, True))
             else:
                 pending.append(_data_element(data, attribute, False))
-        return [item if isinstance(item, str) else item.result() for item in pending]
+            del data
+            while pending and (isinstance(pending[0], str) or pending[0].done() or len(pending) > 2 * workers):
+                yield _made(pending.popleft())
+        while pending:
+            yield _made(pending.popleft())
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+def _made(element: str | Future[str]) -> str:
+    return element if isinstance(element, str) else element.result()
 
 
 def _pack(data: str) -> str:
