@@ -26,9 +26,10 @@ LAYERS: dict[str, int] = {
     'offline': 7,
     'reports': 8,
     'testing': 8,
-    'cli': 9,
-    '__init__': 10,
-    '__main__': 10,
+    'engines': 9,
+    'cli': 10,
+    '__init__': 11,
+    '__main__': 11,
 }
 """Top-level module or package -> its level; packages on one level must not import each other."""
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
-from collections.abc import Awaitable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,13 +23,13 @@ from .common import (
 )
 
 if TYPE_CHECKING:  # imported by `handle` when it runs: `--help` must not pay for pydantic-evals
-    from pydantic_evals.reporting import EvaluationReport
-
-    from ..offline.evaluate import GroupBy
+    from ..engines.local import Outcome
+    from ..engines.work import Job
     from ..offline.suite import Suite
-    from ..reports.case_trace import CaseDetails
-    from ..reports.document import ReportDocument
+    from ..reports.document import CaseFailure, CaseResult, ReportDocument
+    from ..reports.gates import Gates, Verdict
     from ..reports.progress import TraceProgress
+    from ..reports.stream import ReportBuilder
 
 
 def add_parser(commands: Any) -> None:
@@ -72,7 +73,35 @@ def add_parser(commands: Any) -> None:
     run.add_argument('--junit', metavar='PATH', type=Path, help='write JUnit XML: one testcase per case and result')
     run.add_argument('--markdown', metavar='PATH', type=Path, help='write a Markdown summary (PR comment, job summary)')
     run.add_argument('--html', metavar='PATH', type=Path, help='write an HTML report: one self-contained file')
+    run.add_argument(
+        '--results',
+        metavar='PATH',
+        help='write every result as a JSON line (case, trace_id, kind, name, evaluator, value, reason): a file; with'
+        ' --engine ray, a directory of part files',
+    )
     add_gate_arguments(run)
+    scale = run.add_argument_group('scale')
+    scale.add_argument(
+        '--workers',
+        type=_workers,
+        default=1,
+        metavar='N',
+        help='score in N processes of this machine (default: 1); the report is the same',
+    )
+    scale.add_argument(
+        '--engine',
+        choices=['local', 'ray'],
+        default='local',
+        help='local (this machine, --workers processes) or ray (a Ray cluster: --address, or a local one);'
+        ' ray needs the extra agentic-evals-otel[ray]',
+    )
+    scale.add_argument('--address', metavar='ADDRESS', help='the Ray cluster to connect to (with --engine ray)')
+    scale.add_argument(
+        '--results-format',
+        choices=['jsonl', 'parquet'],
+        default='jsonl',
+        help='the format of the --results part files with --engine ray (default: jsonl)',
+    )
     otel = run.add_argument_group('results as OpenTelemetry evaluation events')
     otel.add_argument(
         '--emit-otel',
@@ -98,18 +127,24 @@ def add_parser(commands: Any) -> None:
     run.set_defaults(handler=handle)
 
 
-def handle(args: argparse.Namespace) -> int:
-    import asyncio
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'expected a whole number of processes, 1 or more, got {text!r}')
+    return value
 
+
+def handle(args: argparse.Namespace) -> int:
+    from ..engines.work import Job
     from ..offline.suite import load_dataset, load_evaluators
-    from ..reports.document import document_from_report, dump_document
     from ..reports.gates import check_gates
-    from ..reports.junit import render_junit
-    from ..reports.markdown import render_markdown
     from ..reports.progress import TraceProgress
+    from ..reports.stream import ReportBuilder
     from ..reports.table import print_report
     from ..reports.terminal import make_console, print_verdict
-    from .common import write_text
 
     paths: list[str] = args.paths
     if args.evaluators is not None:
@@ -118,45 +153,83 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError('run needs DATASET and at least one TRACES argument (or --evaluators FILE and TRACES)')
     else:
         suite, sources = load_dataset(Path(paths[0])), paths[1:]
+    _check_scale(args)
     for path in (args.json, args.junit, args.markdown, args.html, args.otel_file):
         if path is not None:
             check_writable(path)
+    if args.results is not None and args.engine == 'local':
+        check_writable(Path(args.results))
     if args.emit_otel:  # an unusable protocol or a missing exporter is said before any work
         from ..reports.otel_events import otlp_protocol
 
         otlp_protocol()
     gates = gates_from_args(args, expected=suite.expected_results())
     progress = TraceProgress(make_console(sys.stderr), enabled=not args.no_progress and sys.stderr.isatty())
-    unused: list[str] = []
     # Only the JSON and HTML reports and the events read a case's timeline, alignments and agent span.
     drawn = any(p is not None for p in (args.json, args.html, args.otel_file)) or args.emit_otel
-    details: dict[int, CaseDetails] | None = {} if drawn else None
-    reports: list[EvaluationReport[Any, Any, Any]] = []
-    with progress:
-        scoring = _score(suite, sources, progress, unused, details, name=args.name, group_by=args.group_by)
-        asyncio.run(_kept(scoring, reports))
-    report = reports[0]
-    _warn_unused(suite, unused)
-    document = document_from_report(
-        report, None if details is None else lambda case: details.get(id(case)), suite.expected_results()
-    )
-    verdict = check_gates(document, gates, known_names=suite.evaluation_names())
+    job = Job.of(suite, details=drawn, group_by=args.group_by)
+    name = args.name or suite.name
+    with ReportBuilder(name, expected=suite.expected_results(), rename=suite.dataset is None) as builder:
+        with progress:
+            outcome = _score(job, sources, builder, progress, args)
+        document = builder.document()
+        if outcome.unmatched_count:
+            _warn_unused(suite, outcome.unmatched, outcome.unmatched_count)
+        verdict = check_gates(document, gates, known_names=suite.evaluation_names())
+        _write_reports(args, document, gates, verdict)
+        console = make_console(sys.stdout)
+        print_report(document, gates, console, reasons=args.reasons, quiet=args.quiet, all_rows=args.all_rows)
+        print_verdict(console, verdict.summary, passed=verdict.passed)
+    return EXIT_PASS if verdict.passed else EXIT_FAIL
+
+
+def _check_scale(args: argparse.Namespace) -> None:
+    """The engine flags that cannot go together, and Ray's presence, said before any work."""
+    if args.engine == 'ray':
+        if args.workers > 1:
+            raise UsageError('--workers is for --engine local; a Ray cluster uses the CPUs it has')
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise UsageError("--engine ray needs Ray: pip install 'agentic-evals-otel[ray]'") from None
+    elif args.address is not None:
+        raise UsageError('--address names a Ray cluster: use it with --engine ray')
+    if args.group_by is not None and (args.workers > 1 or args.engine == 'ray'):
+        raise UsageError('--group-by conversation needs every turn in one process: leave out --workers and --engine')
+
+
+def _write_reports(args: argparse.Namespace, document: ReportDocument, gates: Gates, verdict: Verdict) -> None:
+    """Every report file asked for, each written case by case from the spooled document."""
+    from ..reports.document import document_chunks
+    from ..reports.junit import junit_chunks
+    from ..reports.markdown import render_markdown
+    from .common import write_chunks, write_text
+
     if args.json is not None:
-        write_text(args.json, dump_document(document))
+        write_chunks(args.json, document_chunks(document))
     if args.junit is not None:
-        write_text(args.junit, render_junit(document, gates, verdict))
+        write_chunks(args.junit, junit_chunks(document, gates, verdict))
     if args.markdown is not None:
         write_text(args.markdown, render_markdown(document, gates, verdict))
     if args.html is not None:
         from ..reports.html import render_html
 
         write_text(args.html, render_html(document, gates, verdict))
+    if args.results is not None and args.engine == 'local':
+        write_chunks(Path(args.results), _result_lines(document))
     if args.otel_file is not None or args.emit_otel:
         _export_events(document, args.otel_file, emit=args.emit_otel)
-    console = make_console(sys.stdout)
-    print_report(document, gates, console, reasons=args.reasons, quiet=args.quiet, all_rows=args.all_rows)
-    print_verdict(console, verdict.summary, passed=verdict.passed)
-    return EXIT_PASS if verdict.passed else EXIT_FAIL
+
+
+def _result_lines(document: ReportDocument) -> Iterator[str]:
+    import json
+
+    from ..reports.stream import result_records
+
+    entries: Iterable[CaseResult | CaseFailure] = itertools.chain(document.cases, document.failures)
+    for entry in entries:
+        for record in result_records(entry):
+            yield json.dumps(record) + '\n'
 
 
 def _export_events(document: ReportDocument, path: Path | None, *, emit: bool) -> None:
@@ -177,86 +250,62 @@ def _export_events(document: ReportDocument, path: Path | None, *, emit: bool) -
             say(one_line(f'{PROG}: warning: {warning}'))
 
 
-async def _kept(
-    scoring: Awaitable[EvaluationReport[Any, Any, Any]], into: list[EvaluationReport[Any, Any, Any]]
-) -> None:
-    """Await `scoring` and keep its report in `into`: the task `asyncio.run` makes must not hold the report.
-
-    On CPython 3.11 (3.10 has no such step), `asyncio.run` puts back the SIGINT handler when its task
-    ends, and `signal.signal` and `signal.getsignal` try the handler they return against the `Handlers`
-    enum, whose error message formats the handler's repr: the task's, with its whole result's (`reprlib`
-    cuts it only once made). At 10,000 cases: two 35 MB reprs, 5.7 s on a busy 2-core machine, thrown away.
-    """
-    into.append(await scoring)
-
-
-async def _score(
-    suite: Suite,
-    sources: Sequence[str],
-    progress: TraceProgress,
-    unused: list[str],
-    details: dict[int, CaseDetails] | None,
-    *,
-    name: str | None,
-    group_by: GroupBy | None = None,
-) -> EvaluationReport[Any, Any, Any]:
-    """Stream the traces through the suite: memory holds one trace (or, with a dataset, the matched ones;
-    grouped by conversation, every trace that has a conversation id). Each scored case's timeline and
-    alignments go into `details` (by the case's `id`; none when `None`), so no tree outlives its case."""
-    from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
-
-    from ..offline.evaluate import scored_cases
+def _score(
+    job: Job, sources: Sequence[str], builder: ReportBuilder, progress: TraceProgress, args: argparse.Namespace
+) -> Outcome:
+    """Stream the traces through the job's suite into `builder`, with the progress bar and warnings on stderr."""
+    from ..engines.local import Listener, run_local
     from ..offline.matching import AmbiguousTraceError
-    from ..reports.case_trace import case_details
-    from ..traces import LoadedTrace, load_traces
 
-    loaded = 0
-
-    def on_trace(trace: LoadedTrace) -> None:
-        nonlocal loaded
-        loaded += 1
-        progress.loaded()
-        for warning in trace.warnings:
-            message = f'{PROG}: warning: trace {trace.name} ({trace.trace_id}): {warning}'
+    def trace_warnings(name: str, trace_id: str, warnings: Sequence[str]) -> None:
+        for warning in warnings:
+            message = f'{PROG}: warning: trace {name} ({trace_id}): {warning}'
             progress.console.print(one_line(message), markup=False, soft_wrap=True)
 
     def on_warning(message: str) -> None:  # a stray file skipped, a span the loader could not keep
         progress.console.print(one_line(f'{PROG}: warning: {message}'), markup=False, soft_wrap=True)
 
-    cases: list[ReportCase[Any, Any, Any]] = []
-    failures: list[ReportCaseFailure[Any, Any, Any]] = []
-    try:
-        results = scored_cases(
-            load_traces(*sources, on_warning=on_warning),
-            dataset=suite.dataset,
-            evaluators=() if suite.dataset is not None else suite.evaluators,
-            on_trace=on_trace,  # type: ignore[arg-type]
-            unmatched=unused,
-            group_by=group_by,
-            on_scored=None
-            if details is None
-            else lambda case, trace: details.__setitem__(id(case), case_details(trace.tree, case)),
-        )
-        async for result in results:
-            if not cases and not failures:
-                progress.start_scoring(len(suite.dataset.cases) if suite.dataset is not None else None)
-            if isinstance(result, ReportCase):
-                cases.append(result)
-            else:
-                failures.append(result)
+    started = False
+
+    def scored(count: int) -> None:
+        nonlocal started
+        if not started:
+            started = True
+            progress.start_scoring(len(job.cases) if job.index is not None else None)
+        for _ in range(count):
             progress.scored()
+
+    def loaded(count: int) -> None:
+        for _ in range(count):
+            progress.loaded()
+
+    listener = Listener(loaded=loaded, trace_warnings=trace_warnings, scored=scored, warning=on_warning)
+    try:
+        if args.engine == 'ray':
+            from ..engines.ray import run_ray
+
+            outcome = run_ray(
+                job,
+                sources,
+                builder,
+                address=args.address,
+                results=args.results,
+                results_format=args.results_format,
+                listener=listener,
+            )
+        else:
+            outcome = run_local(job, sources, builder, workers=args.workers, listener=listener)
     except AmbiguousTraceError as e:
         # pydantic-ai records a conversation's history on every turn, so its turns share a first user message
-        turns = 'first user message' in e.rules and group_by is None
+        turns = 'first user message' in e.rules and job.group_by is None
         hint = 'pass the traces of one run' + (', or group turns with --group-by conversation' if turns else '')
         raise UsageError(f'{e} ({hint})') from None
-    if not loaded:
+    if not outcome.traces:
         raise UsageError(f'no traces found in {", ".join(sources)}')
-    return EvaluationReport(name=name or suite.name, cases=cases, failures=failures)
+    return outcome
 
 
-def _warn_unused(suite: Suite, unused: Sequence[str]) -> None:
-    if unused:
-        names = ', '.join(unused[:5])
-        more = f', and {len(unused) - 5} more' if len(unused) > 5 else ''
-        say(one_line(f'{PROG}: warning: {len(unused)} trace(s) matched no case of {suite.name}: {names}{more}'))
+def _warn_unused(suite: Suite, unused: Sequence[str], count: int) -> None:
+    names = ', '.join(unused[:5])
+    more = f', and {count - 5} more' if count > 5 else ''
+    say(one_line(f'{PROG}: warning: {count} trace(s) matched no case of {suite.name}: {names}{more}'))

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
@@ -80,10 +80,12 @@ class AmbiguousTraceError(AgenticEvalsError, ValueError):
 
 @dataclass
 class _Found:
-    """What the best rule so far found for a case: its rank, the first traces (at most `_LISTED`), how many."""
+    """What the best rule so far found for a case: its rank, the first trace's id, the first few
+    traces' labels (at most `_LISTED`), how many."""
 
     rank: int
-    traces: list[TraceLike]
+    trace_id: str
+    labels: list[str]
     count: int
 
 
@@ -96,42 +98,35 @@ class CaseMatch:
     why: str
 
 
-@dataclass
-class TraceMatcher:
-    """Pairs streamed traces with a dataset's cases, keeping only traces that match one.
+Hit = tuple[int, int]
+"""A case a trace matches: (case index, rank of the rule that found it; 0 is the strongest)."""
 
-    `offer` each trace as it is loaded, then `matches()`; `unmatched` names the traces no case
-    wanted (their trees are not kept).
+
+class CaseIndex:
+    """A dataset's cases as the tables matching looks traces up in; built once, small, picklable.
+
+    `hits` is all a worker needs to tell which cases a trace may belong to; which one it does
+    belong to is decided by a `CasePlan`, once every trace has been seen.
     """
 
-    cases: Sequence[Case[Any, Any, Any]]
-    unmatched: list[str] = field(default_factory=list[str])
-    """`'name (trace id)'` of every offered trace that matches no case."""
-
-    def __post_init__(self) -> None:
-        self._names = [case.name or f'Case {i + 1}' for i, case in enumerate(self.cases)]
-        self._by_name: dict[str, int] = {name: i for i, name in enumerate(self._names)}
+    def __init__(self, cases: Sequence[Case[Any, Any, Any]]) -> None:
+        self.names = [case.name or f'Case {i + 1}' for i, case in enumerate(cases)]
+        self._by_name: dict[str, int] = {name: i for i, name in enumerate(self.names)}
         self._by_id: dict[str, int] = {}
         self._by_input: dict[str, list[int]] = {}
-        for index, case in enumerate(self.cases):
+        self._tried: list[str] = []
+        for index, case in enumerate(cases):
             wanted = _metadata_trace_id(case.metadata)
             if wanted is not None:
                 self._by_id.setdefault(wanted, index)
             text = normalized(case_input_text(case.inputs))
             if text:
                 self._by_input.setdefault(text, []).append(index)
-        # case index -> the best rule that found a trace for it: its rank, the first traces, how many
-        self._found: dict[int, _Found] = {}
+            self._tried.append(_tried(self.names[index], wanted, text))
 
-    def offer(self, trace: TraceLike) -> bool:
-        """Keep `trace` if it matches a case (by any rule); returns whether it matched one.
-
-        A trace found for a case by a weaker rule than one that already found a trace for it is not
-        kept for that case: the stronger rule decides, so holding it would only cost memory. Nor is a
-        trace past the first few a rule finds for one case: the case is ambiguous by then, and the
-        error names only those (a question thousands of production runs were asked stays cheap).
-        """
-        hits: list[tuple[int, int]] = []
+    def hits(self, trace: TraceLike) -> list[Hit]:
+        """Every (case, rule rank) that finds `trace`, strongest rule first per case, without repeats."""
+        hits: list[Hit] = []
         for root in trace.tree.roots:
             value = root.attributes.get(CASE_NAME_ATTRIBUTE)
             if isinstance(value, str) and value in self._by_name:
@@ -144,50 +139,146 @@ class TraceMatcher:
         if self._by_input:
             text = normalized(first_user_message(trace.tree))
             hits += [(index, _BY_INPUT) for index in self._by_input.get(text or '', ())]
-        for case_index, rank in dict.fromkeys(hits):
+        return list(dict.fromkeys(hits))
+
+    def tried(self, index: int) -> str:
+        """Why case `index` found no trace: every rule it tried."""
+        return self._tried[index]
+
+
+def _tried(name: str, wanted: str | None, text: str | None) -> str:
+    tried = f'no root span with {CASE_NAME}={name!r}, no trace file named {name!r}'
+    tried += f', no trace with id {wanted!r}' if wanted else ', no trace_id in the metadata'
+    if not text:
+        return tried + ', no text inputs to match a first user message'
+    shown = text if len(text) <= _SHOWN_INPUT else text[: _SHOWN_INPUT - 3] + '...'
+    return tried + f', no trace whose first user message is {shown!r}'
+
+
+def trace_label(trace: TraceLike) -> str:
+    """How messages name a trace: `'name (trace id)'`."""
+    return f'{trace.name} ({trace.trace_id})'
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The trace a case is scored on and the rule that found it."""
+
+    trace_id: str
+    rank: int
+
+    @property
+    def why(self) -> str:
+        return _RULES[self.rank]
+
+
+class CasePlan:
+    """Which trace each case is scored on, decided from the traces' hits alone (never their trees).
+
+    `offer` every trace that hits a case, in the order they were read, then `decide()`. Memory
+    holds a few labels per case, so a first pass over millions of traces costs what the dataset
+    does. A trace found for a case by a weaker rule than one that already found one is dropped for
+    it; past the first few a rule finds for one case, traces are only counted (the case is
+    ambiguous by then, and the error names only those).
+    """
+
+    def __init__(self, index: CaseIndex) -> None:
+        self.index = index
+        self._found: dict[int, _Found] = {}
+        self.unmatched: list[str] = []
+        """Labels of the first `_LISTED` traces that matched no case (`unmatched_count` counts them all)."""
+        self.unmatched_count = 0
+
+    def offer(self, trace_id: str, label: str, hits: Sequence[Hit]) -> None:
+        """Record a trace's hits (none: an unmatched trace)."""
+        if not hits:
+            self.unmatch(label)
+        for case_index, rank in hits:
             found = self._found.get(case_index)
             if found is None or rank < found.rank:
-                self._found[case_index] = _Found(rank, [trace], 1)
+                self._found[case_index] = _Found(rank, trace_id, [label], 1)
             elif rank == found.rank:
                 found.count += 1
-                if len(found.traces) < _LISTED:
-                    found.traces.append(trace)
+                if len(found.labels) < _LISTED:
+                    found.labels.append(label)
+
+    def unmatch(self, label: str, count: int = 1) -> None:
+        """Count `count` traces that matched no case; `label` names the first of them."""
+        if len(self.unmatched) < _LISTED:
+            self.unmatched.append(label)
+        self.unmatched_count += count
+
+    def found_trace(self, case_index: int) -> str | None:
+        """The trace id the best rule so far found for a case."""
+        found = self._found.get(case_index)
+        return found.trace_id if found is not None else None
+
+    def decide(self) -> dict[int, Decision]:
+        """Case index -> its decision, for every case a trace was found for; raises `AmbiguousTraceError`
+        first when any case matches two traces by its best rule."""
+        ambiguous: list[str] = []
+        rules: set[str] = set()
+        decided: dict[int, Decision] = {}
+        for case_index in sorted(self._found):
+            found = self._found[case_index]
+            if found.count > 1:
+                rule = _RULES[found.rank]
+                listed = ', '.join(found.labels)
+                more = f', and {found.count - len(found.labels)} more' if found.count > len(found.labels) else ''
+                name = self.index.names[case_index]
+                ambiguous.append(f'case {name!r} matches {found.count} traces by {rule}: {listed}{more}')
+                rules.add(rule)
+            decided[case_index] = Decision(found.trace_id, found.rank)
+        if ambiguous:
+            raise AmbiguousTraceError('; '.join(ambiguous), frozenset(rules))
+        return decided
+
+
+class TraceMatcher:
+    """Pairs streamed traces with a dataset's cases, keeping only traces that may be a case's.
+
+    `offer` each trace as it is loaded, then `matches()`; `unmatched` names the traces no case
+    wanted (their trees are not kept). For input too large to hold the matched trees, the CLI runs
+    a `CasePlan` over the traces' hits instead, and reads the traces again.
+    """
+
+    def __init__(self, cases: Sequence[Case[Any, Any, Any]]) -> None:
+        self.cases = cases
+        self.plan = CasePlan(CaseIndex(cases))
+        self._kept: dict[str, TraceLike] = {}
+        self._holders: dict[str, int] = {}
+        """Trace id -> how many cases' best trace so far it is (it is dropped at none)."""
+        self.unmatched: list[str] = []
+        """`'name (trace id)'` of every offered trace that matches no case."""
+
+    def offer(self, trace: TraceLike) -> bool:
+        """Keep `trace` if it is the first a rule found for a case so far; returns whether it matched one."""
+        hits = self.plan.index.hits(trace)
+        before = {case: self.plan.found_trace(case) for case, _ in hits}
+        self.plan.offer(trace.trace_id, trace_label(trace), hits)
         if not hits:
-            self.unmatched.append(f'{trace.name} ({trace.trace_id})')
+            self.unmatched.append(trace_label(trace))
+        for case, old in before.items():
+            if self.plan.found_trace(case) != old:  # this trace is the case's now
+                self._kept[trace.trace_id] = trace
+                self._holders[trace.trace_id] = self._holders.get(trace.trace_id, 0) + 1
+                if old is not None:
+                    self._holders[old] -= 1
+                    if not self._holders[old]:  # a stronger rule replaced it for its last case
+                        del self._holders[old], self._kept[old]
         return bool(hits)
 
     def matches(self) -> list[CaseMatch]:
         """Every case with its trace, in case order; raises `AmbiguousTraceError` first if any is ambiguous."""
+        decided = self.plan.decide()
         result: list[CaseMatch] = []
-        ambiguous: list[str] = []
-        rules: set[str] = set()
         for index, case in enumerate(self.cases):
-            found = self._found.get(index)
-            if found is None:
-                result.append(CaseMatch(case, None, self._tried(index)))
-                continue
-            rule = _RULES[found.rank]
-            if found.count > 1:
-                listed = ', '.join(f'{t.name} ({t.trace_id})' for t in found.traces)
-                more = f', and {found.count - len(found.traces)} more' if found.count > len(found.traces) else ''
-                ambiguous.append(f'case {self._names[index]!r} matches {found.count} traces by {rule}: {listed}{more}')
-                rules.add(rule)
-            result.append(CaseMatch(case, found.traces[0], rule))
-        if ambiguous:
-            raise AmbiguousTraceError('; '.join(ambiguous), frozenset(rules))
+            decision = decided.get(index)
+            if decision is None:
+                result.append(CaseMatch(case, None, self.plan.index.tried(index)))
+            else:
+                result.append(CaseMatch(case, self._kept[decision.trace_id], decision.why))
         return result
-
-    def _tried(self, index: int) -> str:
-        name = self._names[index]
-        case = self.cases[index]
-        wanted = _metadata_trace_id(case.metadata)
-        tried = f'no root span with {CASE_NAME}={name!r}, no trace file named {name!r}'
-        tried += f', no trace with id {wanted!r}' if wanted else ', no trace_id in the metadata'
-        text = normalized(case_input_text(case.inputs))
-        if not text:
-            return tried + ', no text inputs to match a first user message'
-        shown = text if len(text) <= _SHOWN_INPUT else text[: _SHOWN_INPUT - 3] + '...'
-        return tried + f', no trace whose first user message is {shown!r}'
 
 
 def match_traces(cases: Sequence[Case[Any, Any, Any]], traces: Iterable[TraceLike]) -> list[CaseMatch]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -231,8 +231,9 @@ class Totals:
 class ReportDocument:
     schema: Literal['agentic-evals/report@1'] = field(default=SCHEMA, kw_only=True)
     name: str
-    cases: list[CaseResult] = field(default_factory=list)
-    failures: list[CaseFailure] = field(default_factory=list)
+    # A list, or (`run`) the cases spooled on disk (`reports.stream`): iterate, do not index.
+    cases: Sequence[CaseResult] = field(default_factory=list)
+    failures: Sequence[CaseFailure] = field(default_factory=list)
     averages: Averages = field(default_factory=Averages)
     totals: Totals = field(default_factory=Totals)
 
@@ -278,6 +279,13 @@ def document_from_report(
         for failure in failures:
             failure.expected_results = sorted(expected[failure.name]) if failure.name in expected else None
     return ReportDocument(name=report.name, cases=cases, failures=failures).with_derived()
+
+
+def entry_of(
+    result: ReportCase[Any, Any, Any] | ReportCaseFailure[Any, Any, Any], details: CaseDetails | None = None
+) -> CaseResult | CaseFailure:
+    """One case of a pydantic-evals report as the document's entry (what `run` streams case by case)."""
+    return _case(result, details) if isinstance(result, ReportCase) else _failure(result)
 
 
 def _case(case: ReportCase[Any, Any, Any], details: CaseDetails | None) -> CaseResult:
@@ -337,11 +345,12 @@ def _finite(value: float | int) -> float | int | None:
 
 
 def _mean(values: Iterable[float]) -> float | None:
+    """The exact mean (`math.fsum`): a report built case by case in another order gives the same."""
     items = list(values)
-    return sum(items) / len(items) if items else None
+    return math.fsum(items) / len(items) if items else None
 
 
-def _averages(cases: list[CaseResult]) -> Averages:
+def _averages(cases: Sequence[CaseResult]) -> Averages:
     averages = Averages()
     score_names = sorted({n for c in cases for n in c.scores})
     for name in score_names:
@@ -361,7 +370,7 @@ def _averages(cases: list[CaseResult]) -> Averages:
     return averages
 
 
-def _totals(cases: list[CaseResult], failures: list[CaseFailure]) -> Totals:
+def _totals(cases: Sequence[CaseResult], failures: Sequence[CaseFailure]) -> Totals:
     total = len(cases) + len(failures)
     failed = sum(c.failed for c in cases) + len(failures)
     return Totals(

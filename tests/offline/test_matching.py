@@ -87,15 +87,17 @@ def test_a_stronger_rule_is_not_ambiguous_because_of_weaker_matches() -> None:
     matcher.offer(asked('hello', trace_id=10))
     [match] = matcher.matches()
     assert (match.trace, match.why) == (by_file, 'file name')
-    assert [(f.rank, f.traces, f.count) for f in matcher._found.values()] == [(1, [by_file], 1)]
+    assert [(f.rank, f.trace_id, f.count) for f in matcher.plan._found.values()] == [(1, by_file.trace_id, 1)]
+    assert list(matcher._kept.values()) == [by_file]
 
 
 def test_many_traces_asked_the_same_thing_are_counted_not_kept() -> None:
     matcher = TraceMatcher([Case(name='greeting', inputs='hello')])
     for trace_id in range(1, 1001):
         matcher.offer(asked('hello', trace_id=trace_id))
-    [found] = matcher._found.values()
-    assert (len(found.traces), found.count) == (5, 1000)
+    [found] = matcher.plan._found.values()
+    assert (len(found.labels), found.count) == (5, 1000)
+    assert len(matcher._kept) == 1  # the first trace only: the rest are counted
     with pytest.raises(AmbiguousTraceError) as raised:
         matcher.matches()
     listed = ', '.join(f'prod ({i:032x})' for i in range(1, 6))

@@ -1,0 +1,286 @@
+"""The local engine: traces scored in this process, or in `workers` processes of the standard library's pool.
+
+Every case's row goes to a `ReportBuilder` (spooled to disk, aggregated as it comes), so memory
+holds one trace per process and a key per case, never the report. With a dataset, cases are
+decided from the traces' hits in a first pass (see `work`); only traces a weaker rule than
+`case_name` decided are read a second time.
+
+With `workers` > 1, each worker reads every file's trace ids (cheap: no JSON is parsed) and decodes
+and scores only its share of the traces (by trace id), writing its rows to a spool file of its own
+that the driver folds into the report; the report is the one a single process makes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import pickle
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+
+from ..offline.matching import CasePlan, Decision, TraceLike, group_conversations, trace_label
+from ..reports.stream import ReportBuilder, Row
+from ..traces import load_traces
+from ..traces._load import load_partition
+from .work import Job, TraceHits, first_pass, missing_rows, pending, score_trace, second_pass
+
+
+@dataclass
+class Listener:
+    """What the engine tells its caller as it goes: a trace loaded (with its warnings), a case scored,
+    a warning about no one trace. Every callback may be left out."""
+
+    loaded: Callable[[int], None] | None = None
+    """Called with how many traces were just read."""
+    trace_warnings: Callable[[str, str, Sequence[str]], None] | None = None
+    """Called with a trace's name, id and warnings, for each trace that has any."""
+    scored: Callable[[int], None] | None = None
+    """Called with how many cases were just scored."""
+    warning: Callable[[str], None] | None = None
+
+
+@dataclass
+class Outcome:
+    """What a run found besides the rows: how many traces it read, and those no case matched."""
+
+    traces: int = 0
+    unmatched: list[str] = field(default_factory=list)
+    """The first few unmatched traces' labels; `unmatched_count` counts them all."""
+    unmatched_count: int = 0
+
+
+def run_local(
+    job: Job, sources: Sequence[str], builder: ReportBuilder, *, workers: int = 1, listener: Listener | None = None
+) -> Outcome:
+    """Score the traces of `sources` into `builder`; raises `FileError` for an unusable file and
+    `AmbiguousTraceError` for a case two traces match by the same best rule."""
+    listener = listener or Listener()
+    if workers > 1:
+        return _Pool(job, sources, builder, workers, listener).run()
+    outcome = Outcome()
+
+    def traces() -> Iterator[TraceLike]:
+        loaded: Iterable[TraceLike] = load_traces(*sources, on_warning=listener.warning)
+        if job.group_by == 'conversation':
+            loaded = group_conversations(loaded)
+        return iter(loaded)
+
+    def announced(stream: Iterator[TraceLike]) -> Iterator[tuple[int, TraceLike]]:
+        for arrival, trace in enumerate(stream):
+            outcome.traces += 1
+            if listener.loaded is not None:
+                listener.loaded(1)
+            warnings: Sequence[str] = getattr(trace, 'warnings', ())  # a conversation has none of its own
+            if warnings and listener.trace_warnings is not None:
+                listener.trace_warnings(trace.name, trace.trace_id, warnings)
+            yield arrival, trace
+
+    if job.index is None:
+        for arrival, trace in announced(traces()):
+            builder.add(*score_trace(job, trace, (arrival,)))
+            _scored(listener, 1)
+        return outcome
+    plan = CasePlan(job.index)
+    for _, trace in announced(traces()):
+        hits, rows = first_pass(job, trace, 0)
+        _offer(plan, trace, hits)
+        _add(builder, rows, listener)
+    decided = plan.decide()
+    _finish(job, plan, decided, builder, outcome, listener, lambda wanted: _second(job, traces(), wanted))
+    return outcome
+
+
+def _offer(plan: CasePlan, trace: TraceLike, hits: TraceHits | None) -> None:
+    if hits is None:
+        plan.unmatch(trace_label(trace))
+    else:
+        plan.offer(hits.trace_id, hits.label, hits.hits)
+
+
+def _add(builder: ReportBuilder, rows: Iterable[Row], listener: Listener) -> None:
+    count = 0
+    for key, entry in rows:
+        builder.add(key, entry)
+        count += 1
+    if count:
+        _scored(listener, count)
+
+
+def _scored(listener: Listener, count: int) -> None:
+    if listener.scored is not None:
+        listener.scored(count)
+
+
+def _second(job: Job, traces: Iterator[TraceLike], wanted: dict[str, list[int]]) -> Iterator[Row]:
+    for trace in traces:
+        cases = wanted.pop(trace.trace_id, None)
+        if cases is not None:
+            yield from second_pass(job, trace, cases)
+            if not wanted:
+                return
+
+
+def _finish(
+    job: Job,
+    plan: CasePlan,
+    decided: dict[int, Decision],
+    builder: ReportBuilder,
+    outcome: Outcome,
+    listener: Listener,
+    second: Callable[[dict[str, list[int]]], Iterable[Row]],
+) -> None:
+    """After the first pass: the cases decided by a weaker rule scored, the cases without a trace failed."""
+    wanted = pending(decided)
+    if wanted:
+        _add(builder, second(wanted), listener)
+    _add(builder, missing_rows(job, decided), listener)
+    outcome.unmatched = plan.unmatched
+    outcome.unmatched_count = plan.unmatched_count
+
+
+# The pool: each worker process gets the job once (inherited, or pickled where processes are spawned).
+_job: Job | None = None
+
+
+def _init_worker(job: Job) -> None:
+    global _job
+    _job = job
+
+
+@dataclass
+class _Share:
+    """What one worker sends back for its share of the traces: its rows spooled in a file, and the rest."""
+
+    rows: str
+    """The spool file: the rows, and (name, trace id, warnings) of each trace that has warnings, in order."""
+    count: int
+    traces: int
+    hits: list[TraceHits]
+    unmatched: list[str]
+    unmatched_count: int
+    warnings: list[str]
+
+
+def _work(sources: Sequence[str], part: int, parts: int, wanted: dict[str, list[int]] | None) -> _Share:
+    """One worker's share: every trace whose id falls in partition `part` (first pass, or second with `wanted`)."""
+    job = _job
+    assert job is not None
+    warnings: list[str] = []
+    fd, path = tempfile.mkstemp(prefix='agentic-evals-rows-')
+    share = _Share(path, 0, 0, [], [], 0, warnings)
+    with os.fdopen(fd, 'wb') as out:
+
+        def write(rows: Iterable[Row]) -> None:
+            for row in rows:
+                pickle.dump(row, out, protocol=pickle.HIGHEST_PROTOCOL)
+                share.count += 1
+
+        for arrival, trace in load_partition(*sources, part=part, parts=parts, on_warning=warnings.append):
+            if wanted is not None:
+                cases = wanted.get(trace.trace_id)
+                if cases is not None:
+                    write(second_pass(job, trace, cases))
+                continue
+            share.traces += 1
+            if trace.warnings:  # in the spool, in order: a run of bad traces must not fill memory
+                pickle.dump((trace.name, trace.trace_id, trace.warnings), out, protocol=pickle.HIGHEST_PROTOCOL)
+                share.count += 1
+            if job.index is None:
+                write([score_trace(job, trace, (arrival,))])
+                continue
+            hits, rows = first_pass(job, trace, arrival)
+            if hits is None:
+                if len(share.unmatched) < 5:
+                    share.unmatched.append(trace_label(trace))
+                share.unmatched_count += 1
+            else:
+                share.hits.append(hits)
+            write(rows)
+    return share
+
+
+class _Pool:
+    def __init__(self, job: Job, sources: Sequence[str], builder: ReportBuilder, workers: int, listener: Listener):
+        self.job = job
+        self.sources = sources
+        self.builder = builder
+        self.workers = workers
+        self.listener = listener
+        self.seen: set[str] = set()
+        """Warnings already passed on: every worker reads every file's ids, so file warnings come N times."""
+
+    def run(self) -> Outcome:
+        if self.job.group_by is not None:
+            raise ValueError('group_by needs every trace in one process: use one worker')
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context('fork' if 'fork' in methods else 'spawn')
+        outcome = Outcome()
+        with ProcessPoolExecutor(self.workers, context, initializer=_init_worker, initargs=(self.job,)) as pool:
+            shares = self._gather(pool, None)
+            outcome.traces = sum(s.traces for s in shares)
+            if self.job.index is None:
+                return outcome
+            plan = CasePlan(self.job.index)
+            for hits in sorted((h for s in shares for h in s.hits), key=lambda h: h.arrival):
+                plan.offer(hits.trace_id, hits.label, hits.hits)
+            for share in shares:
+                if share.unmatched_count:
+                    plan.unmatch(share.unmatched[0], share.unmatched_count)
+            decided = plan.decide()
+
+            def second(wanted: dict[str, list[int]]) -> list[Row]:
+                self._gather(pool, wanted)
+                return []
+
+            _finish(self.job, plan, decided, self.builder, outcome, self.listener, second)
+        return outcome
+
+    def _gather(self, pool: ProcessPoolExecutor, wanted: dict[str, list[int]] | None) -> list[_Share]:
+        """Run every partition, folding each share's rows into the builder as its worker finishes."""
+        futures: set[Future[_Share]] = {
+            pool.submit(_work, self.sources, part, self.workers, wanted) for part in range(self.workers)
+        }
+        shares: list[_Share] = []
+        try:
+            while futures:
+                done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                for future in done:
+                    share = future.result()
+                    shares.append(share)
+                    self._fold(share, announce=wanted is None)
+        finally:
+            for future in futures:
+                future.cancel()
+            for share in shares:
+                _remove(share.rows)
+        return shares
+
+    def _fold(self, share: _Share, *, announce: bool) -> None:
+        listener = self.listener
+        for warning in share.warnings:
+            if warning not in self.seen:
+                self.seen.add(warning)
+                if listener.warning is not None:
+                    listener.warning(warning)
+        if announce and listener.loaded is not None:
+            listener.loaded(share.traces)
+        _add(self.builder, self._read(share), listener)
+
+    def _read(self, share: _Share) -> Iterator[Row]:
+        """The share's rows, passing on the trace warnings spooled between them."""
+        with open(share.rows, 'rb') as spool:
+            for _ in range(share.count):
+                item = pickle.load(spool)
+                if len(item) == 3:
+                    if self.listener.trace_warnings is not None:
+                        self.listener.trace_warnings(*item)
+                else:
+                    yield item
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)

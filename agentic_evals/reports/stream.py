@@ -1,0 +1,274 @@
+"""A report built one case at a time, in memory that does not grow with the cases.
+
+`run` scores a million traces; holding every case for the report would take gigabytes. A
+`ReportBuilder` takes each case's entry as it is scored (`add`, in any order: workers finish out of
+order), pickles it to a temporary file and folds it into running aggregates. `document()` then gives
+a `ReportDocument` whose `cases` and `failures` are `Spooled` sequences: each pass over them reads
+the file again, one entry at a time, in the order of the entries' keys, so every view of the report
+(gates, table, JSON, JUnit, Markdown) is the same as for a document held in memory, and costs one
+entry's memory plus a key and an offset per entry.
+
+Averages are exact sums (`math.fsum` partials), so they do not depend on the order cases arrive in:
+one worker or many, local or on a cluster, give the same report.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import tempfile
+from array import array
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import IO, Any, Generic, TypeVar, overload
+
+from .document import (
+    AssertionResult,
+    Averages,
+    CaseFailure,
+    CaseResult,
+    LabelResult,
+    ReportDocument,
+    ScoreResult,
+    Totals,
+)
+
+Key = tuple[int, ...]
+"""Where an entry sorts in the report: `(case index,)` with a dataset, the trace's arrival otherwise."""
+Row = tuple[Key, 'CaseResult | CaseFailure']
+"""One case's entry with its key: what workers send back."""
+
+T = TypeVar('T', CaseResult, CaseFailure)
+
+
+class ExactSum:
+    """A running sum of floats without rounding error (Shewchuk's partials), so order never shows."""
+
+    __slots__ = ('count', 'partials')
+
+    def __init__(self) -> None:
+        self.partials: list[float] = []
+        self.count = 0
+
+    def add(self, value: float) -> None:
+        self.count += 1
+        x = float(value)
+        kept = 0
+        for y in self.partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            high = x + y
+            low = y - (high - x)
+            if low:
+                self.partials[kept] = low
+                kept += 1
+            x = high
+        self.partials[kept:] = [x]
+
+    def mean(self) -> float | None:
+        return math.fsum(self.partials) / self.count if self.count else None
+
+
+class Spooled(Sequence[T], Generic[T]):
+    """Entries pickled in a file, read back one at a time in key order (one file read per pass).
+
+    Only the keys and the file offsets stay in memory. Indexing works, but each access reads the
+    file: the views iterate.
+    """
+
+    def __init__(self, file: IO[bytes], offsets: Sequence[int], order: Sequence[int]) -> None:
+        self._file = file
+        self._offsets = offsets
+        self._order = order
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        if isinstance(index, slice):
+            return [self._read(self._order[i]) for i in range(*index.indices(len(self)))]
+        return self._read(self._order[index])
+
+    def __iter__(self) -> Iterator[T]:
+        for position in self._order:
+            yield self._read(position)
+
+    def _read(self, position: int) -> T:
+        self._file.seek(self._offsets[position])
+        entry: T = pickle.load(self._file)
+        return entry
+
+
+class _Spool:
+    """One kind of entry: appended to the shared file, with its key."""
+
+    def __init__(self) -> None:
+        self.offsets = array('Q')
+        self.narrow = array('q')
+        """Keys of one int (every local run's), 8 bytes each; `wide` holds the others."""
+        self.wide: list[Key] = []
+
+    def add(self, key: Key, offset: int) -> None:
+        self.offsets.append(offset)
+        if len(key) == 1 and not self.wide:
+            self.narrow.append(key[0])
+            return
+        if self.narrow:  # the first key of another length: keep them all as tuples from now on
+            self.wide = [(k,) for k in self.narrow]
+            self.narrow = array('q')
+        self.wide.append(key)
+
+    def order(self) -> Sequence[int]:
+        keys: Sequence[Any] = self.wide or self.narrow
+        ordered = sorted(range(len(keys)), key=keys.__getitem__)
+        return array('Q', ordered)
+
+
+class ReportBuilder:
+    """Collects case entries one by one: spooled to a temporary file, folded into aggregates.
+
+    `rename` (used without a dataset, where cases are named after their traces' files) gives a
+    case whose name an earlier case (in key order) already has a ` (trace id prefix)` suffix.
+    `expected` (`Suite.expected_results`) is recorded on each entry, as `document_from_report` does.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        expected: Mapping[str, Collection[str]] | None = None,
+        rename: bool = False,
+        directory: str | None = None,
+    ) -> None:
+        self.name = name
+        self._expected = expected
+        self._rename = rename
+        self._file = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115 - closed by `close`
+        self._cases = _Spool()
+        self._failures = _Spool()
+        self._scores: dict[str, ExactSum] = {}
+        self._assertions: dict[str, list[int]] = {}
+        self._labels: dict[str, dict[str, int]] = {}
+        self._metrics: dict[str, ExactSum] = {}
+        self._totals = Totals()
+
+    def add(self, key: Key, entry: CaseResult | CaseFailure) -> None:
+        if self._expected is not None:
+            names = self._expected.get(entry.name)
+            entry.expected_results = sorted(names) if names is not None else None
+        self._file.seek(0, os.SEEK_END)
+        offset = self._file.tell()
+        pickle.dump(entry, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+        totals = self._totals
+        totals.cases += 1
+        if isinstance(entry, CaseFailure):
+            self._failures.add(key, offset)
+            totals.case_failures += 1
+            totals.failed_cases += 1
+            return
+        self._cases.add(key, offset)
+        totals.failed_cases += entry.failed
+        totals.assertions += len(entry.assertions)
+        totals.evaluator_errors += len(entry.evaluator_errors)
+        for name, score in entry.scores.items():
+            total = self._scores.setdefault(name, ExactSum())
+            if score.value is not None:
+                total.add(score.value)
+        for name, assertion in entry.assertions.items():
+            counts = self._assertions.setdefault(name, [0, 0])
+            counts[0] += assertion.value
+            counts[1] += 1
+            totals.failed_assertions += not assertion.value
+        for name, label in entry.labels.items():
+            values = self._labels.setdefault(name, {})
+            values[label.value] = values.get(label.value, 0) + 1
+        for name, value in entry.metrics.items():
+            self._metrics.setdefault(name, ExactSum()).add(value)
+
+    def document(self) -> ReportDocument:
+        """The report so far: its entries read from the spool, its averages and totals from the aggregates."""
+        self._file.flush()
+        cases: Sequence[CaseResult] = Spooled(self._file, self._cases.offsets, self._cases.order())
+        if self._rename:
+            cases = _Renamed(cases)
+        failures: Sequence[CaseFailure] = Spooled(self._file, self._failures.offsets, self._failures.order())
+        averages = Averages()
+        for name in sorted(self._scores):
+            mean = self._scores[name].mean()
+            if mean is not None:
+                averages.scores[name] = mean
+        for name in sorted(self._assertions):
+            passed, count = self._assertions[name]
+            averages.assertions[name] = passed / count
+        for name in sorted(self._labels):
+            values = self._labels[name]
+            count = sum(values.values())
+            averages.labels[name] = {v: values[v] / count for v in sorted(values)}
+        for name in sorted(self._metrics):
+            mean = self._metrics[name].mean()
+            if mean is not None:
+                averages.metrics[name] = mean
+        totals = Totals(**vars(self._totals))
+        totals.fail_rate = totals.failed_cases / totals.cases if totals.cases else 0.0
+        return ReportDocument(name=self.name, cases=cases, failures=failures, averages=averages, totals=totals)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> ReportBuilder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Renamed(Sequence[CaseResult]):
+    """Cases with a repeated name told apart by their trace ids, the first (in key order) unchanged."""
+
+    def __init__(self, cases: Sequence[CaseResult]) -> None:
+        self._cases = cases
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+    @overload
+    def __getitem__(self, index: int) -> CaseResult: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[CaseResult]: ...
+    def __getitem__(self, index: int | slice) -> CaseResult | Sequence[CaseResult]:
+        return list(self)[index]
+
+    def __iter__(self) -> Iterator[CaseResult]:
+        seen: dict[str, int] = {}
+        for case in self._cases:
+            count = seen[case.name] = seen.get(case.name, 0) + 1
+            if count > 1:
+                case.name = f'{case.name} ({(case.trace_id or "")[:8]})'
+            yield case
+
+
+def result_records(entry: CaseResult | CaseFailure) -> Iterator[dict[str, Any]]:
+    """One JSON-able record per result of a case (and one for a case that failed before scoring):
+    the lines of `run --results`, which a query engine reads without the whole report."""
+    base: dict[str, Any] = {'case': entry.name}
+    if isinstance(entry, CaseFailure):
+        yield {**base, 'trace_id': None, 'kind': 'case_failure', 'name': None, 'evaluator': None, 'value': None,
+               'reason': entry.error}  # fmt: skip
+        return
+    base['trace_id'] = entry.trace_id
+    kinds: tuple[tuple[str, Mapping[str, ScoreResult | AssertionResult | LabelResult]], ...] = (
+        ('assertion', entry.assertions),
+        ('score', entry.scores),
+        ('label', entry.labels),
+    )
+    for kind, results in kinds:
+        for name, result in results.items():
+            yield {**base, 'kind': kind, 'name': name, 'evaluator': result.evaluator, 'value': result.value,
+                   'reason': result.reason}  # fmt: skip
+    for error in entry.evaluator_errors:
+        yield {**base, 'kind': 'evaluator_error', 'name': error.name, 'evaluator': error.evaluator, 'value': None,
+               'reason': error.message}  # fmt: skip
