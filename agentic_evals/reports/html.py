@@ -17,7 +17,12 @@ follows the page's script in parts of `PART_CASES` (compressed when large), whic
 once the file is parsed; until then the filters and the search wait, disabled, and the list says how
 many cases are still loading.
 
-`render_html(document, gates, verdict) -> str` is the view (what the CLI and the benchmarks call).
+`render_html(document, gates, verdict) -> str` is the view (what the CLI and the benchmarks call);
+`html_chunks` gives the same text a piece at a time, for a report too large to hold: it makes each
+case's entry as the cases are read, sorts the entries (failed first) on disk in runs of
+`PART_CASES` merged back, and writes each part as it is merged, so memory holds a few parts, not the
+report. The summary (and its first rows) needs every case, so nothing is written until one pass
+over the cases is done.
 Once the summary and the first rows of the case list are in the DOM, the page sets `data-ready` on
 `<body>`: `READY_SELECTOR` (`body[data-ready]`) is what a test or a benchmark waits for; once every
 case is in (the filters work on all of them), `data-loaded` follows (`LOADED_SELECTOR`).
@@ -26,14 +31,19 @@ case is in (the filters work on all of them), `data-loaded` follows (`LOADED_SEL
 from __future__ import annotations
 
 import gc
+import heapq
+import itertools
 import json
 import math
+import pickle
 import re
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..scoring.sequences import at_most
 from .document import (
     Alignment,
     CaseFailure,
@@ -46,14 +56,15 @@ from .gates import (
     DURATION,
     Gates,
     Verdict,
-    cases_above,
+    case_metric,
+    case_score,
     cases_below,
     check_gates,
     format_metric,
     format_number,
     metric_mean,
 )
-from .html_page import asset, read_parts, read_payload, render_page
+from .html_page import asset, page_chunks, read_parts, read_payload
 from .text import visible
 
 if TYPE_CHECKING:
@@ -85,26 +96,88 @@ STATUS_CODES = {'ok': 0, 'failed': 1, 'deferred': 2}
 RUN_METRICS = ('requests', 'input_tokens', 'output_tokens', 'total_tokens', 'cost')
 
 
+MERGE_RUNS = 64
+"""Sorted runs merged at once (files open at once); more runs are merged into longer ones first."""
+
+
 def render_html(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_timeline: str = NO_TIMELINE) -> str:
     """The report as one HTML document (text). `no_timeline` is what a case without a timeline says."""
+    return ''.join(html_chunks(document, gates, verdict, no_timeline=no_timeline))
+
+
+def html_chunks(
+    document: ReportDocument, gates: Gates, verdict: Verdict, *, no_timeline: str = NO_TIMELINE
+) -> Iterator[str]:
+    """`render_html`'s text a piece at a time, holding a few parts' cases at most (see the module's docstring)."""
     title = f'{visible(document.name, newlines=False)} — agentic-evals report'
-    with _collector_paused():
-        data = payload(document, gates, verdict, no_timeline=no_timeline)
-        cases = data['cases']
-        parts: Iterator[str] = iter(())
-        if len(cases) > FIRST_ROWS:
-            data = {key: value for key, value in data.items() if key != 'cases'}
-            data['count'] = len(cases)
-            data['rows'] = [{'n': c['n'], 's': c['s'], 'b': c['b']} for c in cases[:FIRST_ROWS]]
-            parts = (payload_text(cases[i : i + PART_CASES]) for i in range(0, len(cases), PART_CASES))
-        return render_page(
-            title,
-            payload_text(data),
-            parts=parts,
-            css=[asset('report.css')],
-            js=[asset('report.js')],
-            body=_SKELETON,
-        )
+    page: dict[str, Any] = {'css': [asset('report.css')], 'js': [asset('report.js')], 'body': _SKELETON}
+    count = len(document.cases) + len(document.failures)
+    if count <= FIRST_ROWS:  # one payload of at most FIRST_ROWS cases
+        with _collector_paused():
+            text = payload_text(payload(document, gates, verdict, no_timeline=no_timeline))
+        yield from page_chunks(title, text, **page)
+        return
+    survey = _Survey()
+    with tempfile.TemporaryDirectory(prefix='agentic-evals-html-') as directory:
+        with _collector_paused():
+            entries = (
+                (entry['s'] != 'fail', entry['n'], index, {k: entry[k] for k in 'nsb'}, payload_text(entry))
+                for index, entry in enumerate(survey.entries(document, gates))
+            )
+            ordered = _sorted(entries, Path(directory))
+            data = _summary(document, gates, verdict, survey, no_timeline)
+        first = list(itertools.islice(ordered, FIRST_ROWS))
+        data['count'] = count
+        data['rows'] = [row for *_, row, _ in first]
+        texts = (text for *_, text in itertools.chain(first, ordered))
+        parts = ('[' + ','.join(part) + ']' for part in _batched(texts, PART_CASES))
+        yield from page_chunks(title, payload_text(data), parts=parts, **page)
+
+
+_Entry = tuple[bool, str, int, dict[str, Any], str]
+"""A case's entry as it is sorted: (passed, name, position: the sort key), its list row, its payload text."""
+
+
+def _sorted(entries: Iterable[_Entry], directory: Path) -> Iterator[_Entry]:
+    """`entries` in order, holding at most `PART_CASES` of them: every full run is sorted and written to
+    `directory`, then the runs are merged back. All of `entries` is read before this returns."""
+    runs: list[Path] = []
+    names = itertools.count()
+    last: list[_Entry] = []
+    for run in _batched(entries, PART_CASES):
+        if last:
+            runs.append(_write_run(sorted(last), directory / f'{next(names)}.run'))
+        last = run
+    last.sort()
+    while len(runs) >= MERGE_RUNS:
+        merged = heapq.merge(*(_read_run(path) for path in runs[:MERGE_RUNS]))
+        runs = [*runs[MERGE_RUNS:], _write_run(merged, directory / f'{next(names)}.run')]
+    return heapq.merge(*(_read_run(path) for path in runs), last)
+
+
+def _write_run(entries: Iterable[_Entry], path: Path) -> Path:
+    with path.open('wb') as file:
+        for entry in entries:
+            pickle.dump(entry, file, protocol=pickle.HIGHEST_PROTOCOL)
+    return path
+
+
+def _read_run(path: Path) -> Iterator[_Entry]:
+    """The entries of a run written by `_write_run` (this render's own file); the file goes once read."""
+    with path.open('rb') as file:
+        while True:
+            try:
+                entry: _Entry = pickle.load(file)
+            except EOFError:
+                break
+            yield entry
+    path.unlink()
+
+
+def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    iterator = iter(items)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
 
 
 def read_report_payload(page: str) -> Any:
@@ -232,18 +305,48 @@ def _visible_token(match: re.Match[str]) -> str:
 
 def payload(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_timeline: str = NO_TIMELINE) -> Any:
     """What report.js draws, as JSON-ready values; `payload_text` makes it the page's JSON, every string
-    passed through `visible`."""
-    below = _below_case_gates(document, gates)
-    thresholds = _Thresholds(gates)
-    cases = [_case(c, thresholds, below.get(c.name, [])) for c in document.cases]
-    cases += [_failure(f) for f in document.failures]
+    passed through `visible`. (The whole of it: `html_chunks` makes it in pieces.)"""
+    survey = _Survey()
+    cases = list(survey.entries(document, gates))
     cases.sort(key=lambda c: (c['s'] != 'fail', c['n']))
+    return {**_summary(document, gates, verdict, survey, no_timeline), 'cases': cases}
+
+
+class _Survey:
+    """What the summary says of all the entries, gathered while they are made (so in the same pass)."""
+
+    def __init__(self) -> None:
+        self.failed = 0
+        self.evaluators: set[str] = set()
+        self.agents: set[str] = set()
+        self.passes: dict[str, list[int]] = {}
+        """Assertion name -> [cases passing it, cases that have it]."""
+
+    def entries(self, document: ReportDocument, gates: Gates) -> Iterator[dict[str, Any]]:
+        """Each case's entry, then each case failure's, in the document's order."""
+        thresholds = _Thresholds(gates)
+        for case in document.cases:
+            self.evaluators.update(r.evaluator or name for name, r in _results(case))
+            self.evaluators.update(e.evaluator or e.name for e in case.evaluator_errors)
+            if case.timeline:
+                self.agents.update(a.name for a in case.timeline.agents)
+            for name, assertion in case.assertions.items():
+                counts = self.passes.setdefault(name, [0, 0])
+                counts[0] += assertion.value
+                counts[1] += 1
+            entry = _case(case, thresholds, _case_gate_rows(case, gates))
+            self.failed += entry['s'] == 'fail'
+            yield entry
+        for failure in document.failures:
+            self.failed += 1
+            yield _failure(failure)
+
+
+def _summary(
+    document: ReportDocument, gates: Gates, verdict: Verdict, survey: _Survey, no_timeline: str
+) -> dict[str, Any]:
+    """The payload but its cases, once `survey` has seen them all."""
     totals = document.totals
-    evaluators = sorted(
-        {r.evaluator or name for c in document.cases for name, r in _results(c)}
-        | {e.evaluator or e.name for c in document.cases for e in c.evaluator_errors}
-    )
-    agents = sorted({a.name for c in document.cases if c.timeline for a in c.timeline.agents})
     return {
         'v': PAYLOAD_VERSION,
         'name': document.name,
@@ -254,19 +357,18 @@ def payload(document: ReportDocument, gates: Gates, verdict: Verdict, *, no_time
         },
         'totals': {
             'cases': totals.cases,
-            'failed': sum(c['s'] == 'fail' for c in cases),
+            'failed': survey.failed,
             'failed_results': totals.failed_cases,
             'case_failures': totals.case_failures,
             'assertions': totals.assertions,
             'failed_assertions': totals.failed_assertions,
             'evaluator_errors': totals.evaluator_errors,
         },
-        'averages': _averages(document, gates),
+        'averages': _averages(document, gates, survey.passes),
         'metrics': _run_metrics(document),
-        'evaluators': evaluators,
-        'agents': agents,
+        'evaluators': sorted(survey.evaluators),
+        'agents': sorted(survey.agents),
         'no_timeline': no_timeline,
-        'cases': cases,
     }
 
 
@@ -416,41 +518,41 @@ def _alignment(alignment: Alignment) -> list[Any]:
     return [alignment.result, alignment.evaluator, alignment.turn, rows]
 
 
-def _below_case_gates(document: ReportDocument, gates: Gates) -> dict[str, list[list[Any]]]:
-    """Per case, rows for what it fails of the per-case gates beyond its own failed results: a score
-    below `--min-case-score` is marked on its row; a missing result or a metric over its limit is a row."""
-    rows: dict[str, list[list[Any]]] = {}
+def _case_gate_rows(case: CaseResult, gates: Gates) -> list[list[Any]]:
+    """Rows for what the case fails of the per-case gates beyond its own failed results: a score below
+    `--min-case-score` is marked on its row; a missing result or a metric over its limit is a row.
+    (As `cases_below` and `cases_above` judge, one case at a time.)"""
+    rows: list[list[Any]] = []
     for name in dict.fromkeys(g.name for g in gates.min_case_scores):
         threshold = gates.case_threshold_for(name)
         if threshold is None:
             continue
-        for case, what in cases_below(document, gates, name, threshold):
-            if what in ('no value', 'n/a'):
-                reason = f'no result; min-case-score {format_number(threshold)}'
-                rows.setdefault(case, []).append(['g', name, 'missing', reason, None, 1])
+        if case_score(case, name) is None and (name in case.scores or gates.expects(case.name, name)):
+            reason = f'no result; min-case-score {format_number(threshold)}'
+            rows.append(['g', name, 'missing', reason, None, 1])
     for name in dict.fromkeys(g.name for g in gates.max_case_metrics):
         limit = gates.case_metric_limit_for(name)
         if limit is None:
             continue
-        for case, what in cases_above(document, name, limit):
-            if what == 'not run':
-                continue
-            shown = 'missing' if what == 'not recorded' else f'{what} > {format_metric(name, limit)}'
-            reason = f'max-case-metric {format_metric(name, limit)}'
-            rows.setdefault(case, []).append(['g', name, shown, reason, None, 1])
+        value = case_metric(case, name)
+        if value is not None and at_most(value, limit):
+            continue
+        shown = 'missing' if value is None else f'{format_metric(name, value, limit)} > {format_metric(name, limit)}'
+        rows.append(['g', name, shown, f'max-case-metric {format_metric(name, limit)}', None, 1])
     return rows
 
 
-def _averages(document: ReportDocument, gates: Gates) -> list[list[Any]]:
-    """Rows of [name, kind, shown value, gate text, gate status]: status 1 passes, 0 fails, None no gate."""
+def _averages(document: ReportDocument, gates: Gates, passes: dict[str, list[int]]) -> list[list[Any]]:
+    """Rows of [name, kind, shown value, gate text, gate status]: status 1 passes, 0 fails, None no gate.
+    `passes`: assertion name -> [cases passing it, cases that have it]."""
     rows: list[list[Any]] = []
     averages = document.averages
     for name, value in averages.scores.items():
         gate, status = _threshold_gate(document, gates, name, value)
         rows.append([name, 'score', format_number(value, gates.threshold_for(name)), gate, status])
     for name, rate in averages.assertions.items():
-        values = [c.assertions[name].value for c in document.cases if name in c.assertions]
-        shown = f'{rate:.1%} ({sum(values)}/{len(values)})'
+        passed, total = passes.get(name, (0, 0))
+        shown = f'{rate:.1%} ({passed}/{total})'
         gate, status = _threshold_gate(document, gates, name, rate)
         if not gate:
             if rate == 1.0:
