@@ -84,13 +84,18 @@ def run_local(
             _scored(listener, 1)
         return outcome
     plan = CasePlan(job.index)
-    for _, trace in announced(traces()):
-        hits, rows = first_pass(job, trace, 0)
-        _offer(plan, trace, hits)
-        _add(builder, rows, listener)
+    _first(job, (trace for _, trace in announced(traces())), plan, builder, listener)
     decided = plan.decide()
     _finish(job, plan, decided, builder, outcome, listener, lambda wanted: _second(job, traces(), wanted))
     return outcome
+
+
+def _first(job: Job, traces: Iterable[TraceLike], plan: CasePlan, builder: ReportBuilder, listener: Listener) -> None:
+    """The first pass, in a function of its own so that no trace outlives it."""
+    for trace in traces:
+        hits, rows = first_pass(job, trace, 0)
+        _offer(plan, trace, hits)
+        _add(builder, rows, listener)
 
 
 def _offer(plan: CasePlan, trace: TraceLike, hits: TraceHits | None) -> None:
