@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .capturing import Capture, capture
     from .conversations import ConversationFormat, trajectory_from_messages
+    from .engines.api import evaluate_trace_files
     from .errors import AgenticEvalsError, FileError
     from .evaluators._base import ConversationSource
     from .evaluators.budgets import MaxCost, MaxDuration, MaxFailedCalls, MaxModelRequests, MaxTokens, MaxToolCalls
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from .offline.context import evaluator_context
     from .offline.evaluate import evaluate_traces, evaluate_traces_sync
     from .offline.matching import AmbiguousTraceError
+    from .reports.document import ReportDocument
     from .reports.gates import Gates, MaxMetric, MinScore
     from .reports.html import html_report, write_html_report
     from .scoring.argument_rules import ArgumentsMode
@@ -80,6 +82,7 @@ _EXPORTS: dict[str, str] = {
     'ModelRequest': '.trajectory.records',
     'NoLoops': '.evaluators.permissions',
     'OtlpJsonFileExporter': '.traces',
+    'ReportDocument': '.reports.document',
     'ToolCall': '.trajectory.records',
     'ToolCallAccuracy': '.evaluators.reference_calls',
     'ToolCallF1': '.evaluators.reference_calls',
@@ -98,6 +101,7 @@ _EXPORTS: dict[str, str] = {
     'assert_trajectory': '.testing',
     'canonical_json': '.scoring.call_matching',
     'capture': '.capturing',
+    'evaluate_trace_files': '.engines.api',
     'evaluate_traces': '.offline.evaluate',
     'evaluate_traces_sync': '.offline.evaluate',
     'evaluator_context': '.offline.context',
@@ -169,6 +173,7 @@ __all__ = (
     'ModelRequest',
     'NoLoops',
     'OtlpJsonFileExporter',
+    'ReportDocument',
     'ToolCall',
     'ToolCallAccuracy',
     'ToolCallF1',
@@ -187,6 +192,7 @@ __all__ = (
     'assert_trajectory',
     'canonical_json',
     'capture',
+    'evaluate_trace_files',
     'evaluate_traces',
     'evaluate_traces_sync',
     'evaluator_context',

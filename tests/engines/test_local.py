@@ -17,7 +17,7 @@ import pytest
 from pydantic_evals import Case, Dataset
 from pydantic_evals.reporting import EvaluationReport, ReportCase
 
-from agentic_evals import load_traces
+from agentic_evals import MaxToolCalls, evaluate_trace_files, load_traces
 from agentic_evals.engines import local
 from agentic_evals.offline.evaluate import scored_cases
 from agentic_evals.offline.suite import load_dataset
@@ -274,3 +274,17 @@ def test_results_file_has_a_line_per_case_and_result(capsys: pytest.CaptureFixtu
     refund = [r for r in records if r['case'] == 'refund' and r['kind'] == 'assertion' and not r['value']]
     assert refund and refund[0]['evaluator'] == 'ArgumentCorrectness' and refund[0]['reason']
     assert {r['trace_id'] for r in records} == {c['trace_id'] for c in document['cases']}
+
+
+@pytest.mark.parametrize('workers', [1, 2])
+def test_from_python_the_document_is_the_commands(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, workers: int
+) -> None:
+    out = tmp_path / 'run.json'
+    run_cli(capsys, 'run', str(DATASET), traces('regressed'), '--json', str(out))
+    dataset = load_dataset(DATASET).dataset
+    document = evaluate_trace_files(traces('regressed'), dataset=dataset, workers=workers, details=True)
+    assert dump_document(document) == out.read_text(encoding='utf-8')
+    assert document.totals.failed_cases == 3
+    with pytest.raises(ValueError, match='not both'):
+        evaluate_trace_files(traces('regressed'), dataset=dataset, evaluators=[MaxToolCalls(3)])

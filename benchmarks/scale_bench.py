@@ -1,0 +1,284 @@
+"""Scale: `agentic-evals-otel run` over 10k to 1M traces, one process, `--workers 2`, and Ray on this machine.
+
+Usage (from the repository root):
+
+    python -m benchmarks.scale_bench generate DIR --traces N [--lean] [--gzip]
+    python -m benchmarks.scale_bench measure DIR [--workers 1 2] [--ray] [--dataset]
+
+**The traces** are real runs of the scripted support agent of `fixtures/support_agent.py` (a `support`
+agent whose `ask_billing` tool runs the `billing` sub-agent), through pydantic-ai's instrumentation and
+the OpenTelemetry SDK, with plans of 3 to 20 model responses, so 10 to 50 spans a trace. 200 real runs
+are replicated under fresh trace and span ids and written as the Collector's `file` exporter rotates
+them: 10,000 traces a file. Before writing, the attributes that repeat the tools' schemas on every
+model request (`model_request_parameters`, `gen_ai.tool.definitions`, `logfire.json_schema`) are
+dropped, as a Collector `attributes` processor configured to save storage does: they are a third of a
+pydantic-ai trace and no evaluator reads them. `--lean` also drops the message history of every model
+request but each agent run's first (the 1M set: 40 GB otherwise); tool calls keep their arguments and
+results. `--gzip` writes `.gz` files.
+
+**The suite**: `evaluators.yaml`, six evaluators run on every trace (`TrajectoryMatch`,
+`ToolCorrectness`, `ArgumentCorrectness`, `MaxToolCalls`, `MaxModelRequests`, `MaxTokens`), and with
+`--dataset` a JSON dataset with a case per trace (found by its root's `case_name`) and the same six.
+
+**What is measured**: each configuration runs in a fresh interpreter (`run ... --no-progress
+--results FILE`): wall time, traces per second, and the peak resident memory of the driver and of
+the largest worker (`getrusage` for the pool's children; Ray's processes read from `/proc` before
+the cluster stops).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.workload import ROOT, Call, Plan, _spans
+
+PER_FILE = 10_000
+REAL_RUNS = 200
+DROPPED = ('model_request_parameters', 'gen_ai.tool.definitions', 'logfire.json_schema')
+HISTORY = ('gen_ai.input.messages', 'pydantic_ai.all_messages')
+EVALUATORS = """\
+evaluators:
+- TrajectoryMatch: {expected_trajectory: [lookup_order, check_refund_policy, ask_billing], order: in_order}
+- ToolCorrectness: {expected_tools: [get_payment, issue_refund], agent: billing}
+- ArgumentCorrectness: {tool_name: lookup_order, expected_arguments: {order_id: A100}}
+- MaxToolCalls: 30
+- MaxModelRequests: 30
+- MaxTokens: 50000
+"""
+
+
+def plan_run(rng: random.Random, index: int) -> Plan:
+    """A run of 3 to 20 model responses: 10 to 50 spans with the sub-agent's."""
+    order_id = f'{rng.choice("ABCDEFGH")}{100 + index}'
+    query = rng.choice(('refund time', 'return label', 'warranty', 'exchange'))
+    responses = rng.randint(3, 20)
+    steps: list[list[Call]] = [[('lookup_order', {'order_id': order_id})]]
+    choices: list[Call] = [
+        ('check_refund_policy', {'category': rng.choice(('books', 'toys', 'garden'))}),
+        ('search_faq', {'query': query}),
+        ('lookup_order', {'order_id': order_id}),
+    ]
+    billing_at = rng.randint(1, responses - 1) if rng.random() < 0.7 else -1
+    for step in range(1, responses):
+        if step == billing_at:
+            steps.append([('ask_billing', {'request': f'refund order {order_id}, 25.00 EUR'})])
+        else:
+            steps.append([rng.choice(choices)])
+    return Plan(
+        prompt=f'Order {order_id} arrived broken; I want my money back. {query}?',
+        steps=steps,
+        expected=steps,
+        regressed=index % 8 == 7,
+        order_id=order_id,
+        answer=f'Your refund for order {order_id} is on its way.',
+    )
+
+
+async def _run(plan: Plan, name: str, provider: Any) -> None:
+    sys.path.insert(0, str(ROOT / 'fixtures'))
+    from pydantic_ai import InstrumentationSettings
+    from support_agent import SupportCase, _agents  # type: ignore[import-not-found]
+
+    case = SupportCase(prompt=plan.prompt, baseline=plan.steps, regressed=plan.steps, answer=plan.answer)
+    settings = InstrumentationSettings(tracer_provider=provider, version=5)
+    support = _agents(case, 'regressed' if plan.regressed else 'baseline', settings)
+    with provider.get_tracer('benchmarks.scale').start_as_current_span(f'case: {name}', attributes={'case_name': name}):
+        await support.run(plan.prompt)
+
+
+def real_runs(count: int, seed: int) -> list[dict[str, Any]]:
+    """`count` real runs, one OTLP JSON request each."""
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from agentic_evals import capture
+    from agentic_evals.traces import write_otlp_json
+
+    rng = random.Random(seed)
+    provider = TracerProvider()
+    requests = []
+    scratch = Path(os.environ.get('TMPDIR', '/tmp')) / f'scale-real-{os.getpid()}.jsonl'
+    for index in range(count):
+        with capture(provider) as captured:
+            asyncio.run(_run(plan_run(rng, index), f'case-{index}', provider))
+        write_otlp_json(captured.spans, scratch)
+        requests.append(json.loads(scratch.read_text()))
+    scratch.unlink()
+    return requests
+
+
+def _trimmed(request: dict[str, Any], *, lean: bool) -> dict[str, Any]:
+    seen_history: set[tuple[str, str]] = set()
+    for span in _spans(request):
+        kept = []
+        for attribute in span.get('attributes', ()):
+            key = attribute['key']
+            if key in DROPPED:
+                continue
+            if lean and key in HISTORY:
+                parent = span.get('parentSpanId', '')
+                if (parent, key) in seen_history:
+                    continue
+                seen_history.add((parent, key))
+            kept.append(attribute)
+        span['attributes'] = kept
+    return request
+
+
+def _replica(template: str, index: int, rng: random.Random) -> str:
+    """The run under fresh ids and its own case name (the ids are the only part that differs)."""
+    request = json.loads(template)
+    trace_id = f'{rng.getrandbits(128) | 1:032x}'
+    spans = _spans(request)
+    fresh = {span['spanId']: f'{rng.getrandbits(64) | 1:016x}' for span in spans}
+    for span in spans:
+        span['traceId'] = trace_id
+        span['spanId'] = fresh[span['spanId']]
+        if span.get('parentSpanId'):
+            span['parentSpanId'] = fresh[span['parentSpanId']]
+        for attribute in span.get('attributes', ()):
+            if attribute['key'] == 'case_name':
+                attribute['value'] = {'stringValue': f'case-{index:07d}'}
+                span['name'] = f'case: case-{index:07d}'
+    return json.dumps(request, separators=(',', ':')) + '\n'
+
+
+def generate(directory: Path, traces: int, *, lean: bool, gzipped: bool, seed: int = 5) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    templates = [
+        json.dumps(_trimmed(r, lean=lean), separators=(',', ':')) for r in real_runs(min(REAL_RUNS, traces), seed)
+    ]
+    spans = [len(_spans(json.loads(t))) for t in templates]
+    print(f'{len(templates)} real runs, {min(spans)} to {max(spans)} spans ({sum(spans) / len(spans):.1f} on average)')
+    rng = random.Random(seed)
+    opener = gzip.open if gzipped else open
+    for start in range(0, traces, PER_FILE):
+        name = f'traces-{start // PER_FILE:04d}.otlp.jsonl' + ('.gz' if gzipped else '')
+        with opener(directory / name, 'wt', encoding='utf-8') as out:  # type: ignore[operator]
+            for index in range(start, min(start + PER_FILE, traces)):
+                out.write(_replica(templates[index % len(templates)], index, rng))
+    (directory / 'evaluators.yaml').write_text(EVALUATORS)
+    cases = [{'name': f'case-{i:07d}', 'inputs': None} for i in range(traces)]
+    evaluators = [
+        {'TrajectoryMatch': {'expected_trajectory': ['lookup_order', 'check_refund_policy', 'ask_billing'],
+                             'order': 'in_order'}},
+        {'ToolCorrectness': {'expected_tools': ['get_payment', 'issue_refund'], 'agent': 'billing'}},
+        {'ArgumentCorrectness': {'tool_name': 'lookup_order', 'expected_arguments': {'order_id': 'A100'}}},
+        {'MaxToolCalls': 30},
+        {'MaxModelRequests': 30},
+        {'MaxTokens': 50000},
+    ]  # fmt: skip
+    dataset = {'name': 'scale', 'cases': cases, 'evaluators': evaluators}
+    (directory / 'dataset.json').write_text(json.dumps(dataset))
+    size = sum(p.stat().st_size for p in directory.glob('traces-*'))
+    print(f'{traces:,} traces in {time.perf_counter() - started:.0f} s: {size / 1e9:.2f} GB')
+
+
+def _ray_peaks() -> list[int]:
+    """Peak resident memory (KiB) of every process of this one's Ray cluster, from `/proc/*/status`."""
+    peaks = []
+    for status in Path('/proc').glob('[0-9]*/status'):
+        try:
+            text = status.read_text()
+            cmdline = (status.parent / 'cmdline').read_bytes()
+        except OSError:
+            continue
+        if b'ray' in cmdline and status.parent.name != str(os.getpid()):
+            for line in text.splitlines():
+                if line.startswith('VmHWM:'):
+                    peaks.append(int(line.split()[1]))
+    return peaks
+
+
+def inner(argv: list[str], ray: bool) -> None:
+    """One run in this interpreter; prints what it measured as one JSON line."""
+    from agentic_evals.cli import main
+
+    if ray:
+        import ray as ray_module
+
+        ray_module.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    started = time.perf_counter()
+    code = main(argv)
+    wall = time.perf_counter() - started
+    workers = _ray_peaks() if ray else [resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]
+    if ray:
+        ray_module.shutdown()
+    driver = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({'code': code, 'wall': wall, 'driver_kib': driver, 'worker_kib': max(workers, default=0)}))
+
+
+def _lines(path: str) -> int:
+    with gzip.open(path, 'rb') if path.endswith('.gz') else open(path, 'rb') as file:
+        return sum(1 for _ in file)
+
+
+def measure(directory: Path, workers: list[int], *, ray: bool, dataset: bool) -> None:
+    files = sorted(str(p) for p in directory.glob('traces-*'))
+    suite = [str(directory / 'dataset.json')] if dataset else ['--evaluators', str(directory / 'evaluators.yaml')]
+    traces = sum(_lines(f) for f in files)
+    configs = [(f'{w} worker{"s" if w > 1 else ""}', ['--workers', str(w)], False) for w in workers]
+    if ray:
+        configs.append(('Ray (local, 2 CPUs)', ['--engine', 'ray'], True))
+    print(f'{traces:,} traces in {len(files)} files, {"dataset" if dataset else "evaluators"} mode')
+    print('| engine | wall | traces/s | driver peak | largest worker peak |')
+    print('| --- | ---: | ---: | ---: | ---: |')
+    for label, extra, on_ray in configs:
+        results = directory / 'results.jsonl'
+        argv = ['run', *suite, *files, '--no-progress', *extra]
+        argv += ['--results', str(directory / 'results-ray')] if on_ray else ['--results', str(results)]
+        command = [sys.executable, '-m', 'benchmarks.scale_bench', 'inner', json.dumps(argv)] + (
+            ['--ray'] if on_ray else []
+        )
+        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
+        lines = [line for line in done.stdout.splitlines() if line.startswith('{"code"')]
+        if not lines:
+            print(f'| {label} | failed: {done.stderr.strip().splitlines()[-1:]} |')
+            continue
+        got = json.loads(lines[-1])
+        worker = f'{got["worker_kib"] / 1024:.0f} MB' if got['worker_kib'] and label != '1 worker' else '-'
+        print(
+            f'| {label} | {got["wall"]:.1f} s | {traces / got["wall"]:,.0f} | {got["driver_kib"] / 1024:.0f} MB |'
+            f' {worker} |'
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog='python -m benchmarks.scale_bench')
+    commands = parser.add_subparsers(dest='command', required=True)
+    make = commands.add_parser('generate')
+    make.add_argument('directory', type=Path)
+    make.add_argument('--traces', type=int, default=100_000)
+    make.add_argument('--lean', action='store_true')
+    make.add_argument('--gzip', action='store_true')
+    run = commands.add_parser('measure')
+    run.add_argument('directory', type=Path)
+    run.add_argument('--workers', type=int, nargs='*', default=[1, 2])
+    run.add_argument('--ray', action='store_true')
+    run.add_argument('--dataset', action='store_true')
+    one = commands.add_parser('inner')
+    one.add_argument('argv')
+    one.add_argument('--ray', action='store_true')
+    args = parser.parse_args(argv)
+    if args.command == 'generate':
+        generate(args.directory, args.traces, lean=args.lean, gzipped=args.gzip)
+    elif args.command == 'measure':
+        measure(args.directory, args.workers, ray=args.ray, dataset=args.dataset)
+    else:
+        inner(json.loads(args.argv), args.ray)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
