@@ -25,6 +25,7 @@ from ..offline.matching import CasePlan, Decision, TraceLike, group_conversation
 from ..reports.stream import ReportBuilder, Row
 from ..traces import load_traces
 from ..traces._load import load_partition
+from . import work
 from .work import Job, TraceHits, first_pass, missing_rows, pending, score_trace, second_pass
 
 
@@ -153,6 +154,7 @@ _job: Job | None = None
 def _init_worker(job: Job) -> None:
     global _job
     _job = job
+    work.forget_loop()  # a forked worker must not share its parent's event loop (and its epoll instance)
 
 
 @dataclass

@@ -79,6 +79,12 @@ def _run(result: Any) -> Any:
     return _loop.run_until_complete(result)
 
 
+def forget_loop() -> None:
+    """Drop the event loop this process inherited: the next trace makes its own."""
+    global _loop
+    _loop = None
+
+
 def _entry(job: Job, case: Case[Any, Any, Any], trace: TraceLike) -> CaseResult | CaseFailure:
     result: ReportCase[Any, Any, Any] | ReportCaseFailure[Any, Any, Any] = _run(score_case(case, trace, job.evaluators))
     details = case_details(trace.tree, result) if job.details and isinstance(result, ReportCase) else None

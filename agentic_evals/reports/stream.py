@@ -14,6 +14,7 @@ one worker or many, local or on a cluster, give the same report.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import pickle
@@ -240,7 +241,12 @@ class _Renamed(Sequence[CaseResult]):
     @overload
     def __getitem__(self, index: slice) -> Sequence[CaseResult]: ...
     def __getitem__(self, index: int | slice) -> CaseResult | Sequence[CaseResult]:
-        return list(self)[index]
+        if isinstance(index, slice):
+            return list(itertools.islice(self, *index.indices(len(self))))
+        position = index + len(self) if index < 0 else index
+        if not 0 <= position < len(self):
+            raise IndexError(index)
+        return next(itertools.islice(self, position, None))
 
     def __iter__(self) -> Iterator[CaseResult]:
         seen: dict[str, int] = {}

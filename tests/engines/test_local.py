@@ -288,3 +288,20 @@ def test_from_python_the_document_is_the_commands(
     assert document.totals.failed_cases == 3
     with pytest.raises(ValueError, match='not both'):
         evaluate_trace_files(traces('regressed'), dataset=dataset, evaluators=[MaxToolCalls(3)])
+
+
+def test_spooled_cases_index_as_a_list_does() -> None:
+    entries = [CaseResult(name='same', trace_id=f'{i:08x}' * 4) for i in range(5)]
+    for rename in (False, True):
+        with ReportBuilder('r', rename=rename) as builder:
+            for key, entry in reversed(list(enumerate(entries))):
+                builder.add((key,), entry)
+            cases = builder.document().cases
+            listed = list(cases)
+            assert [c.name for c in listed] == (
+                ['same', *(f'same ({i:08x})' for i in range(1, 5))] if rename else ['same'] * 5
+            )
+            assert [cases[0], cases[-1], cases[3]] == [listed[0], listed[-1], listed[3]]
+            assert cases[1:4] == listed[1:4]
+            with pytest.raises(IndexError):
+                cases[5]
