@@ -19,8 +19,11 @@ import pickle
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from typing import IO, Any
 
+from ..errors import AgenticEvalsError
 from ..offline.matching import CasePlan, Decision, TraceLike, group_conversations, trace_label
 from ..reports.stream import ReportBuilder, Row
 from ..traces import load_traces
@@ -147,13 +150,18 @@ def _finish(
     outcome.unmatched_count = plan.unmatched_count
 
 
+_POLL = 0.2
+"""Seconds between looks at the workers' counters for the progress display."""
+
 # The pool: each worker process gets the job once (inherited, or pickled where processes are spawned).
 _job: Job | None = None
+_counters: Any = None
+"""Traces read and rows made by every worker, shared with the driver for its progress display."""
 
 
-def _init_worker(job: Job) -> None:
-    global _job
-    _job = job
+def _init_worker(job: Job, counters: Any) -> None:
+    global _job, _counters
+    _job, _counters = job, counters
     work.forget_loop()  # a forked worker must not share its parent's event loop (and its epoll instance)
 
 
@@ -178,35 +186,62 @@ def _work(sources: Sequence[str], part: int, parts: int, wanted: dict[str, list[
     warnings: list[str] = []
     fd, path = tempfile.mkstemp(prefix='agentic-evals-rows-')
     share = _Share(path, 0, 0, [], [], 0, warnings)
-    with os.fdopen(fd, 'wb') as out:
-
-        def write(rows: Iterable[Row]) -> None:
-            for row in rows:
-                pickle.dump(row, out, protocol=pickle.HIGHEST_PROTOCOL)
-                share.count += 1
-
-        for arrival, trace in load_partition(*sources, part=part, parts=parts, on_warning=warnings.append):
-            if wanted is not None:
-                cases = wanted.get(trace.trace_id)
-                if cases is not None:
-                    write(second_pass(job, trace, cases))
-                continue
-            share.traces += 1
-            if trace.warnings:  # in the spool, in order: a run of bad traces must not fill memory
-                pickle.dump((trace.name, trace.trace_id, trace.warnings), out, protocol=pickle.HIGHEST_PROTOCOL)
-                share.count += 1
-            if job.index is None:
-                write([score_trace(job, trace, (arrival,))])
-                continue
-            hits, rows = first_pass(job, trace, arrival)
-            if hits is None:
-                if len(share.unmatched) < 5:
-                    share.unmatched.append(trace_label(trace))
-                share.unmatched_count += 1
-            else:
-                share.hits.append(hits)
-            write(rows)
+    try:
+        with os.fdopen(fd, 'wb') as out:
+            _share(job, sources, part, parts, wanted, share, out)
+    except BaseException:
+        _remove(path)
+        raise
     return share
+
+
+def _count(which: int, count: int) -> None:
+    counter = _counters[which]
+    with counter.get_lock():
+        counter.value += count
+
+
+def _share(
+    job: Job,
+    sources: Sequence[str],
+    part: int,
+    parts: int,
+    wanted: dict[str, list[int]] | None,
+    share: _Share,
+    out: IO[bytes],
+) -> None:
+    warnings = share.warnings
+
+    def write(rows: Iterable[Row]) -> None:
+        count = 0
+        for row in rows:
+            pickle.dump(row, out, protocol=pickle.HIGHEST_PROTOCOL)
+            count += 1
+        share.count += count
+        _count(1, count)
+
+    for arrival, trace in load_partition(*sources, part=part, parts=parts, on_warning=warnings.append):
+        if wanted is not None:
+            cases = wanted.get(trace.trace_id)
+            if cases is not None:
+                write(second_pass(job, trace, cases))
+            continue
+        share.traces += 1
+        _count(0, 1)
+        if trace.warnings:  # in the spool, in order: a run of bad traces must not fill memory
+            pickle.dump((trace.name, trace.trace_id, trace.warnings), out, protocol=pickle.HIGHEST_PROTOCOL)
+            share.count += 1
+        if job.index is None:
+            write([score_trace(job, trace, (arrival,))])
+            continue
+        hits, rows = first_pass(job, trace, arrival)
+        if hits is None:
+            if len(share.unmatched) < 5:
+                share.unmatched.append(trace_label(trace))
+            share.unmatched_count += 1
+        else:
+            share.hits.append(hits)
+        write(rows)
 
 
 class _Pool:
@@ -225,7 +260,10 @@ class _Pool:
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context('fork' if 'fork' in methods else 'spawn')
         outcome = Outcome()
-        with ProcessPoolExecutor(self.workers, context, initializer=_init_worker, initargs=(self.job,)) as pool:
+        self.counters = (context.Value('q', 0), context.Value('q', 0))
+        self.shown = [0, 0]
+        initargs = (self.job, self.counters)
+        with ProcessPoolExecutor(self.workers, context, initializer=_init_worker, initargs=initargs) as pool:
             shares = self._gather(pool, None)
             outcome.traces = sum(s.traces for s in shares)
             if self.job.index is None:
@@ -253,11 +291,17 @@ class _Pool:
         shares: list[_Share] = []
         try:
             while futures:
-                done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                done, futures = wait(futures, timeout=_POLL, return_when=FIRST_COMPLETED)
+                self._progress()
                 for future in done:
-                    share = future.result()
+                    try:
+                        share = future.result()
+                    except BrokenProcessPool:
+                        raise AgenticEvalsError(
+                            'a worker process died (killed, or out of memory?); run again, with fewer --workers'
+                        ) from None
                     shares.append(share)
-                    self._fold(share, announce=wanted is None)
+                    self._fold(share)
         finally:
             for future in futures:
                 future.cancel()
@@ -265,16 +309,22 @@ class _Pool:
                 _remove(share.rows)
         return shares
 
-    def _fold(self, share: _Share, *, announce: bool) -> None:
+    def _progress(self) -> None:
+        """Pass on how many traces the workers read and rows they made since the last look."""
+        for which, callback in enumerate((self.listener.loaded, self.listener.scored)):
+            now = self.counters[which].value
+            if now > self.shown[which] and callback is not None:
+                callback(now - self.shown[which])
+            self.shown[which] = now
+
+    def _fold(self, share: _Share) -> None:
         listener = self.listener
         for warning in share.warnings:
             if warning not in self.seen:
                 self.seen.add(warning)
                 if listener.warning is not None:
                     listener.warning(warning)
-        if announce and listener.loaded is not None:
-            listener.loaded(share.traces)
-        _add(self.builder, self._read(share), listener)
+        _add(self.builder, self._read(share), Listener())  # counted already, as the workers made them
 
     def _read(self, share: _Share) -> Iterator[Row]:
         """The share's rows, passing on the trace warnings spooled between them."""

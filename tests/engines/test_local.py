@@ -6,18 +6,22 @@ import asyncio
 import gc
 import json
 import math
+import os
 import random
 import re
+import signal
 import weakref
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic_evals import Case, Dataset
+from pydantic_evals.evaluators import Evaluator, EvaluatorContext
 from pydantic_evals.reporting import EvaluationReport, ReportCase
 
-from agentic_evals import MaxToolCalls, evaluate_trace_files, load_traces
+from agentic_evals import AgenticEvalsError, MaxToolCalls, evaluate_trace_files, load_traces
 from agentic_evals.engines import local
 from agentic_evals.offline.evaluate import scored_cases
 from agentic_evals.offline.suite import load_dataset
@@ -305,3 +309,22 @@ def test_spooled_cases_index_as_a_list_does() -> None:
             assert cases[1:4] == listed[1:4]
             with pytest.raises(IndexError):
                 cases[5]
+
+
+@dataclass
+class DiesInAWorker(Evaluator[Any, Any, Any]):
+    """Kills the process it runs in, unless that is the test's own: a worker lost to the OOM killer."""
+
+    parent: int = 0
+
+    def evaluate(self, ctx: EvaluatorContext[Any, Any, Any]) -> bool:
+        if os.getpid() != self.parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return True
+
+
+def test_a_worker_that_dies_is_one_clear_error() -> None:
+    with pytest.raises(AgenticEvalsError) as raised:
+        evaluate_trace_files(traces('regressed'), evaluators=[DiesInAWorker(os.getpid())], workers=2)
+    assert str(raised.value) == 'a worker process died (killed, or out of memory?); run again, with fewer --workers'
+    assert evaluate_trace_files(traces('regressed'), evaluators=[DiesInAWorker(os.getpid())]).totals.cases == 4
