@@ -202,19 +202,19 @@ def _write_reports(args: argparse.Namespace, document: ReportDocument, gates: Ga
     """Every report file asked for, each written case by case from the spooled document."""
     from ..reports.document import document_chunks
     from ..reports.junit import junit_chunks
-    from ..reports.markdown import render_markdown
-    from .common import write_chunks, write_text
+    from ..reports.markdown import markdown_chunks
+    from .common import write_chunks
 
     if args.json is not None:
         write_chunks(args.json, document_chunks(document))
     if args.junit is not None:
         write_chunks(args.junit, junit_chunks(document, gates, verdict))
     if args.markdown is not None:
-        write_text(args.markdown, render_markdown(document, gates, verdict))
+        write_chunks(args.markdown, markdown_chunks(document, gates, verdict))
     if args.html is not None:
-        from ..reports.html import render_html
+        from ..reports.html import html_chunks
 
-        write_text(args.html, render_html(document, gates, verdict))
+        write_chunks(args.html, html_chunks(document, gates, verdict))
     if args.results is not None and args.engine == 'local':
         write_chunks(Path(args.results), _result_lines(document))
     if args.otel_file is not None or args.emit_otel:
@@ -239,12 +239,12 @@ def _export_events(document: ReportDocument, path: Path | None, *, emit: bool) -
     """
     import time
 
-    from ..reports.otel_events import emit_otlp, render_otlp_json_lines
-    from .common import write_text
+    from ..reports.otel_events import emit_otlp, otlp_json_line_chunks
+    from .common import write_chunks
 
     now = time.time_ns()
     if path is not None:
-        write_text(path, render_otlp_json_lines(document, time_unix_nano=now))
+        write_chunks(path, otlp_json_line_chunks(document, time_unix_nano=now))
     if emit:
         for warning in emit_otlp(document, time_unix_nano=now):
             say(one_line(f'{PROG}: warning: {warning}'))
