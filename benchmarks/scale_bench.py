@@ -34,6 +34,7 @@ import gzip
 import json
 import os
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -135,31 +136,37 @@ def _trimmed(request: dict[str, Any], *, lean: bool) -> dict[str, Any]:
     return request
 
 
-def _replica(template: str, index: int, rng: random.Random) -> str:
-    """The run under fresh ids and its own case name (the ids are the only part that differs)."""
-    request = json.loads(template)
-    trace_id = f'{rng.getrandbits(128) | 1:032x}'
-    spans = _spans(request)
-    fresh = {span['spanId']: f'{rng.getrandbits(64) | 1:016x}' for span in spans}
-    for span in spans:
-        span['traceId'] = trace_id
-        span['spanId'] = fresh[span['spanId']]
-        if span.get('parentSpanId'):
-            span['parentSpanId'] = fresh[span['parentSpanId']]
-        for attribute in span.get('attributes', ()):
-            if attribute['key'] == 'case_name':
-                attribute['value'] = {'stringValue': f'case-{index:07d}'}
-                span['name'] = f'case: case-{index:07d}'
-    return json.dumps(request, separators=(',', ':')) + '\n'
+class _Template:
+    """A real run as text, with its ids found once: a replica is one regex pass that swaps them."""
+
+    def __init__(self, text: str) -> None:
+        spans = _spans(json.loads(text))
+        self.text = text
+        self.trace_id = spans[0]['traceId']
+        self.span_ids = [span['spanId'] for span in spans]
+        self.case = next(
+            a['value']['stringValue'] for span in spans for a in span.get('attributes', ()) if a['key'] == 'case_name'
+        )
+        keys = [self.trace_id, *self.span_ids, f'"{self.case}"', f'case: {self.case}"']
+        self.pattern = re.compile('|'.join(re.escape(key) for key in keys))
+
+    def replica(self, index: int, rng: random.Random) -> str:
+        """The run under fresh ids and its own case name (the only parts that differ)."""
+        name = f'case-{index:07d}'
+        fresh = {self.trace_id: f'{rng.getrandbits(128) | 1:032x}', f'"{self.case}"': f'"{name}"'}
+        fresh[f'case: {self.case}"'] = f'case: {name}"'
+        fresh.update((span_id, f'{rng.getrandbits(64) | 1:016x}') for span_id in self.span_ids)
+        return self.pattern.sub(lambda m: fresh[m[0]], self.text) + '\n'
 
 
 def generate(directory: Path, traces: int, *, lean: bool, gzipped: bool, seed: int = 5) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     templates = [
-        json.dumps(_trimmed(r, lean=lean), separators=(',', ':')) for r in real_runs(min(REAL_RUNS, traces), seed)
+        _Template(json.dumps(_trimmed(r, lean=lean), separators=(',', ':')))
+        for r in real_runs(min(REAL_RUNS, traces), seed)
     ]
-    spans = [len(_spans(json.loads(t))) for t in templates]
+    spans = [len(t.span_ids) for t in templates]
     print(f'{len(templates)} real runs, {min(spans)} to {max(spans)} spans ({sum(spans) / len(spans):.1f} on average)')
     rng = random.Random(seed)
     opener = gzip.open if gzipped else open
@@ -167,7 +174,7 @@ def generate(directory: Path, traces: int, *, lean: bool, gzipped: bool, seed: i
         name = f'traces-{start // PER_FILE:04d}.otlp.jsonl' + ('.gz' if gzipped else '')
         with opener(directory / name, 'wt', encoding='utf-8') as out:  # type: ignore[operator]
             for index in range(start, min(start + PER_FILE, traces)):
-                out.write(_replica(templates[index % len(templates)], index, rng))
+                out.write(templates[index % len(templates)].replica(index, rng))
     (directory / 'evaluators.yaml').write_text(EVALUATORS)
     cases = [{'name': f'case-{i:07d}', 'inputs': None} for i in range(traces)]
     evaluators = [
