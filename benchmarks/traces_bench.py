@@ -20,7 +20,8 @@ wall time (printed too). "x floor" compares CPU time per span with the floor's.
 `--fixtures` measures the bundled fixtures instead (`fixtures/support/*.otlp.jsonl` and
 `fixtures/scenario/*.otlp.jsonl`, and their `.otlp.pb` twins), replicated under fresh trace ids to
 `--traces` traces (default 10,000): loading against `json.loads` of the same lines (and `orjson`'s,
-when it is installed), traces per CPU second, and the peak memory of loading the protobuf file.
+which the loader itself parses with, `json` deciding whatever orjson refuses or may read otherwise),
+traces per CPU second, and the peak memory of loading the protobuf file.
 """
 
 from __future__ import annotations

@@ -213,10 +213,11 @@ def decode_json_attributes(key_values: Any, problems: list[str]) -> dict[str, At
         for key_value in key_values:
             key = key_value['key']
             value = key_value['value']
-            raw = value.get('stringValue')
-            if type(raw) is str and type(key) is str:  # the common case, without a dispatch
-                attributes[key] = raw
-                continue
+            if 'stringValue' in value:  # the common case, without a dispatch (`in` is cheaper than `get`)
+                raw = value['stringValue']
+                if type(raw) is str and type(key) is str:
+                    attributes[key] = raw
+                    continue
             if type(key) is not str or len(value) != 1:
                 raise TypeError(key)
             [(value_kind, raw)] = value.items()

@@ -10,12 +10,21 @@ warning). Detection reads at most the size limits of `_readers`, whatever the fi
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from ..errors import FileError
-from ._readers import ERRORS, MAX_DOCUMENT, MAX_LINE, JsonDocumentReader, JsonLinesReader, ProtobufReader, Reader, Stray
+from ._readers import (
+    ERRORS,
+    MAX_DOCUMENT,
+    MAX_LINE,
+    JsonDocumentReader,
+    JsonLinesReader,
+    ProtobufReader,
+    Reader,
+    Stray,
+    parse_json,
+)
 
 _HEAD = 4096
 _CONTROL = re.compile(rb'[\x00-\x08\x0b\x0c\x0e-\x1f]')
@@ -26,7 +35,7 @@ def _parses(line: bytes) -> bool:
     if len(line) > MAX_LINE:
         return True  # a line too long to read: JSON lines, whose reader says so
     try:
-        json.loads(line)
+        parse_json(line)  # the readers' parse (orjson's speed on a long first line), so the same text is JSON
     except (ValueError, RecursionError):
         return False
     return True

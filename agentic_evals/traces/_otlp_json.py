@@ -16,7 +16,6 @@ text), an end time that is missing or unusable (the start is taken), an unusable
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -42,7 +41,8 @@ _UTC = timezone.utc
 _from_timestamp = datetime.fromtimestamp
 # The same conversion as pydantic-evals' `SpanNode.from_readable_span` (nanoseconds / 1e9), so a trace
 # loaded from a file equals the tree captured in-process from the same spans, to the microsecond.
-_hex16 = re.compile('[0-9a-fA-F]{16}').fullmatch
+_fromhex = bytes.fromhex
+_from_bytes = int.from_bytes
 _ODD = (TypeError, ValueError, AttributeError, KeyError, OverflowError, OSError, RecursionError)
 """What the fast path raises on data of an unexpected shape; the careful path then says what is wrong."""
 
@@ -113,9 +113,13 @@ def decode_spans(spans: list[Any], location: Location, assembler: Assembler) -> 
                 builder = aliases.get(raw_trace) or assembler.builder_for(raw_trace, trace_id_key)
                 raw_id = span.get('spanId')
                 raw_parent = span.get('parentSpanId')
-                if type(raw_id) is str and _hex16(raw_id) and (not raw_parent or _hex16(raw_parent)):
-                    node_id = int(raw_id, 16) or span_id(raw_id)  # all zeros: let span_id say why
-                    parent_id = int(raw_parent, 16) or None if raw_parent else None
+                if (
+                    type(raw_id) is str
+                    and len(raw_id) == 16
+                    and (not raw_parent or (type(raw_parent) is str and len(raw_parent) == 16))
+                ):
+                    node_id = _hex_id(raw_id) or span_id(raw_id)  # all zeros: let span_id say why
+                    parent_id = _hex_id(raw_parent) or None if raw_parent else None
                 else:
                     node_id, parent_id = _ids(span)
                 start = span.get('startTimeUnixNano')
@@ -161,6 +165,18 @@ def decode_spans(spans: list[Any], location: Location, assembler: Assembler) -> 
             problems.clear()
         builder.add(node, location)
     return seen
+
+
+def _hex_id(raw: str) -> int:
+    """The value of 16 characters that are hex digits; `ValueError` for any others (then the careful path says why).
+
+    `bytes.fromhex` is three times as fast as `int(raw, 16)` and takes no sign, `0x` or underscore;
+    the whitespace it skips between digit pairs would leave fewer than 8 bytes.
+    """
+    packed = _fromhex(raw)
+    if len(packed) != 8:
+        raise ValueError(raw)
+    return _from_bytes(packed, 'big')
 
 
 def _ids(span: Mapping[str, Any]) -> tuple[int, int | None]:

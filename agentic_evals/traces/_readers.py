@@ -18,7 +18,7 @@ import gc
 import json
 import re
 from array import array
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -52,20 +52,86 @@ ERRORS = (OSError, GzipError)
 
 
 def parse_json(data: bytes) -> Any:
-    """`json.loads` with the cyclic garbage collector paused (unless the application paused it already).
+    """`json.loads`, with orjson's speed where it gives the same value, and the garbage collector paused.
 
     Parsing a line builds thousands of containers, none of them garbage, and the collector would
-    scan them several times over while they are being built: pausing it makes loading about 15 %
-    faster. Only the parse is covered: decoding runs with the collector on, so the trees a caller
-    has dropped are still collected at the usual pace and memory stays flat.
+    scan them several times over while they are being built: pausing it (unless the application
+    paused it already) makes loading about 15 % faster. Only the parse is covered: decoding runs
+    with the collector on, so the trees a caller has dropped are still collected at the usual pace
+    and memory stays flat.
     """
     if not gc.isenabled():
-        return json.loads(data)
+        return _loads(data)
     gc.disable()
     try:
-        return json.loads(data)
+        return _loads(data)
     finally:
         gc.enable()
+
+
+def _loads(data: bytes) -> Any:
+    """orjson's value when it is certainly `json.loads`'s; else (and for every error) `json.loads` decides.
+
+    orjson parses about three times as fast, but refuses some text `json` reads (NaN and
+    Infinity, numbers beyond a double's range, lone surrogates, a byte order mark, nesting
+    deeper than 1024) and reads integers beyond 64 bits as floats. So its errors are never
+    reported (`json` parses again and raises its own, with its messages and columns), and a
+    value it returns is kept only when `_as_json_reads` finds neither a float where such an
+    integer may have been nor nesting deep enough that `json` might run out of recursion.
+    """
+    if _orjson_loads is not None:
+        try:
+            document = _orjson_loads(data)
+        except ValueError:
+            pass
+        else:
+            if _as_json_reads(document):
+                return document
+    return json.loads(data)
+
+
+FAST_DEPTH = 64
+"""Nesting (containers in containers) up to which orjson's value is kept; deeper, `json` parses again.
+
+Far below `json`'s own limit (the recursion limit, 1000 by default, less the stack in use),
+so a value kept is one `json` would have returned too; OTLP nests about 12 deep.
+"""
+_SAFE_FLOATS = (-9.2e18, 1.8e19)
+"""Floats strictly inside this range cannot be orjson's reading of an integer beyond 64 bits (-2**63 .. 2**64)."""
+
+
+def _as_json_reads(document: Any) -> bool:
+    """Whether `document` (orjson's) is nested at most `FAST_DEPTH` deep and has no float outside `_SAFE_FLOATS`.
+
+    Walked a level at a time with `gc.get_referents`, which lists the values of all the level's
+    lists and dicts in C (str, int and float have none), so the walk costs a few percent of the parse.
+    """
+    low, high = _SAFE_FLOATS
+    level = [document]
+    for _ in range(FAST_DEPTH):
+        for value in level:
+            if type(value) is float and not low < value < high:
+                return False
+        level = _referents(*level)
+        if not level:
+            return True
+    return False
+
+
+def _orjson() -> Callable[[bytes], Any] | None:
+    """`orjson.loads`, or None without orjson or where `gc.get_referents` would not list a container's values."""
+    try:
+        from orjson import loads
+    except ImportError:  # pragma: no cover - a dependency; a platform without its wheel still loads, slower
+        return None
+    probe: dict[str, Any] = {'float': 0.5, 'list': [1]}
+    if sorted(map(repr, _referents(probe))) != ['0.5', '[1]']:  # pragma: no cover - no CPython does this
+        return None
+    return loads
+
+
+_referents = gc.get_referents
+_orjson_loads = _orjson()
 
 
 def _scan_key(raw: bytes) -> str:
@@ -98,7 +164,8 @@ class Reader:
     def open(self) -> IO[bytes]:
         if self.gzipped:
             return open_gzip(self.path)
-        return open(self.path, 'rb')
+        # A large buffer: `readline` of the default 8 KiB one copies a 100 KB line in pieces, 4x slower.
+        return open(self.path, 'rb', buffering=_CHUNK)
 
     def scan(self) -> Iterator[tuple[Unit, str]]:
         raise NotImplementedError
@@ -216,12 +283,16 @@ class JsonLinesReader(Reader):
     format = 'JSON lines'
 
     def scan(self) -> Iterator[tuple[Unit, str]]:
+        count = self.count_trace_id_keys
         for number, line in self.lines():
-            found = _TRACE_ID.findall(line)
-            self.count_trace_id_keys(len(found))
-            if found:
-                for raw in dict.fromkeys(found):
-                    yield number, _scan_key(raw)
+            start = line.find(b'"trace')  # the pattern runs from the first candidate, and not at all without one
+            if start < 0:
+                count(0)
+                continue
+            found = _TRACE_ID.findall(line, start)
+            count(len(found))
+            for raw in dict.fromkeys(found):
+                yield number, _scan_key(raw)
 
     def read(self, assembler: Assembler, wanted: Container[Unit] | None = None) -> Iterator[Unit]:
         first = True

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import json
 import os
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 from pydantic_evals.otel.span_tree import SpanTree
 
 from agentic_evals import FileError, LoadedTrace, load_traces, read_traces
+from agentic_evals.traces import _readers
 
 from . import TRACE_A, TRACE_B, TRACE_C, request, shape, span, write_lines
 
@@ -119,15 +119,15 @@ def test_traces_are_yielded_as_soon_as_their_last_line_is_read(tmp_path: Path) -
         '{"resourceSpans": [',
     )
     parsed: list[int] = []
-    original_loads = json.loads
+    original_parse = _readers.parse_json
 
-    def counting_loads(data: bytes | str) -> object:
+    def counting_parse(data: bytes) -> object:
         parsed.append(1)
-        return original_loads(data)
+        return original_parse(data)
 
     traces = load_traces(path)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr('agentic_evals.traces._readers.json.loads', counting_loads)
+        patch.setattr(_readers, 'parse_json', counting_parse)  # whichever decoder it uses: every unit goes through it
         first = next(traces)
         assert (first.trace_id, len(parsed)) == (TRACE_B, 2)
         second = next(traces)
@@ -245,3 +245,39 @@ def test_the_trace_file_api_is_exported_from_the_top_level() -> None:
         if not name.startswith('_') and not isinstance(value, types.ModuleType)
     }
     assert offered <= set(agentic_evals.__all__)
+
+
+def test_trees_are_linked_as_span_tree_add_spans_links_them(tmp_path: Path) -> None:
+    """Trees are linked in one pass (`_assemble._linked_tree`): the same tree `SpanTree.add_spans` builds."""
+    from pydantic_evals.otel.span_tree import SpanNode
+
+    from agentic_evals.traces import _assemble
+
+    assert _assemble.span_tree is _assemble._linked_tree  # the pinned pydantic-evals releases pass its check
+    path = write_lines(
+        tmp_path / 't.jsonl',
+        request(span('5', 'late root', start_us=9), span('2', 'child', parent='5', start_us=10)),
+        request(span('9', 'twin', parent='5', start_us=10), span('7', 'orphan', parent='42', start_us=1)),
+        request(span('3', 'loop a', parent='4', start_us=3), span('4', 'loop b', parent='3', start_us=3)),
+        request(span('8', 'first', start_us=0), span('6', 'grandchild', parent='2', start_us=11)),
+    )
+
+    [trace] = read_traces(path)
+
+    copies = [
+        SpanNode(
+            name=node.name,
+            trace_id=node.trace_id,
+            span_id=node.span_id,
+            parent_span_id=node.parent_span_id,
+            start_timestamp=node.start_timestamp,
+            end_timestamp=node.end_timestamp,
+            attributes=node.attributes,
+            status=node.status,
+        )
+        for node in trace.tree.nodes_by_id.values()
+    ]
+    rebuilt = SpanTree()
+    rebuilt.add_spans(copies)
+    assert _assemble._tree_shape(trace.tree) == _assemble._tree_shape(rebuilt)
+    assert [node.name for node in trace.tree.roots] == ['first', 'orphan', 'loop a', 'late root']
