@@ -46,6 +46,13 @@ JUDGE_CONCURRENCY = 4
 # Kinds of the rows a stage sends on: the `kind` column, with a pickled payload in `data`.
 _PART, _OUTCOME, _TRACE, _ROW, _HITS, _UNMATCHED, _TRACE_WARNINGS, _NOTE, _LOADED = range(9)
 
+_JUDGE_CPUS = 0.1
+"""What a judge actor reserves: it mostly waits for a model, and whole CPUs for the pool would leave the
+tasks that feed it none on a small cluster (the run would wait for ever)."""
+
+_SETTINGS = ('enable_progress_bars', 'shuffle_strategy')
+"""The Ray Data settings a run changes, and puts back after it (the caller's process may use Ray Data too)."""
+
 _PARTS = 'part-'
 """How the results part files' names start (files of an earlier run with this prefix are replaced)."""
 
@@ -91,11 +98,19 @@ def run_ray(
     warn = listener.warning or _log
     specs = expand_files(sources, warn)
     started = _connect(ray, address)
+    context = ray.data.DataContext.get_current()
+    saved = {name: getattr(context, name) for name in _SETTINGS if hasattr(context, name)}
     try:
-        return _Run(ray, job, builder, listener, warn, len(specs), judge_concurrency, results, results_format).run(
-            specs
-        )
+        context.enable_progress_bars = False
+        if 'shuffle_strategy' in saved:
+            # Sort-based: tasks only. The hash shuffle starts an actor per partition, which costs
+            # tens of seconds on a small cluster before the first group is scored.
+            context.shuffle_strategy = 'sort_shuffle_pull_based'
+        run = _Run(ray, job, builder, listener, warn, len(specs), judge_concurrency, results, results_format)
+        return run.run(specs)
     finally:
+        for name, value in saved.items():
+            setattr(context, name, value)
         if started:
             ray.shutdown()
 
@@ -106,19 +121,27 @@ def _log(message: str) -> None:
 
 def _connect(ray: Any, address: str | None) -> bool:
     """Join the cluster at `address` or start a local one (unless this process is in one); whether we started it."""
-    for name in ('ray', 'ray.data'):
-        logging.getLogger(name).setLevel(logging.WARNING)
+    # Ray's notes (the cluster started, progress bars off) are not the run's: warnings only, and not that one.
+    logging.getLogger('ray.data').setLevel(logging.WARNING)
+    logging.getLogger('ray.data._internal.progress').setLevel(logging.ERROR)
     if ray.is_initialized():
         return False
     package = Path(__file__).resolve().parent.parent
     if address is not None:
         # Another machine: it gets this package uploaded; its Python has the dependencies (see docs/scale.md).
-        ray.init(address=address, runtime_env={'py_modules': [str(package)]}, log_to_driver=False)
+        ray.init(
+            address=address,
+            runtime_env={'py_modules': [str(package)]},
+            log_to_driver=False,
+            logging_level=logging.WARNING,
+        )
     else:
         # The same interpreter on this machine: the package (even an uninstalled clone) is on its path.
         paths = [str(package.parent), *(path for path in sys.path if path)]
         env = {'PYTHONPATH': os.pathsep.join(dict.fromkeys(paths))}
-        ray.init(runtime_env={'env_vars': env}, include_dashboard=False, log_to_driver=False)
+        ray.init(
+            runtime_env={'env_vars': env}, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING
+        )
     return True
 
 
@@ -146,8 +169,6 @@ class _Run:
         self.results = _results_directory(results) if results is not None else None
         self.results_format = results_format
         self.outcome = Outcome()
-        context = ray.data.DataContext.get_current()
-        context.enable_progress_bars = False
 
     def run(self, specs: Sequence[Any]) -> Outcome:
         data = self.ray.data
@@ -199,6 +220,7 @@ class _Run:
                 batch_format='numpy',
                 batch_size=1,
                 concurrency=self.judge_concurrency,
+                num_cpus=_JUDGE_CPUS,
             )
         else:
             scored = joined.map_batches(_function(score), batch_format='numpy')

@@ -5,16 +5,21 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import os
 import random
+import signal
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from pydantic_evals.evaluators import Evaluator, EvaluatorContext
 
 from agentic_evals import LoadedTrace
 
-FIXTURES = Path(__file__).resolve().parent.parent.parent / 'fixtures'
+REPO = Path(__file__).resolve().parent.parent.parent
+FIXTURES = REPO / 'fixtures'
 SOURCES = (
     'support/baseline.otlp.jsonl',
     'scenario/v5.otlp.jsonl',
@@ -99,3 +104,28 @@ def comparable(trace: LoadedTrace) -> tuple[Any, ...]:
         for node in trace.tree
     )
     return trace.trace_id, tuple(str(source) for source in trace.sources), trace.warnings, nodes
+
+
+@dataclass(repr=False)
+class KillOnce(Evaluator[object, object, object]):
+    """Kills the Ray worker process it runs in (SIGKILL, no clean-up) at its `after`-th case, once.
+
+    Only inside Ray workers (the test cluster sets AGENTIC_EVALS_TEST_KILLS in their environment);
+    the marker file, created exclusively, makes it happen once across every worker and retry.
+    """
+
+    marker: str
+    after: int = 1
+
+    def evaluate(self, ctx: EvaluatorContext[object, object, object]) -> bool:
+        if os.environ.get('AGENTIC_EVALS_TEST_KILLS'):
+            seen = f'{self.marker}.seen'
+            with open(seen, 'a') as out:
+                out.write('.\n')
+            if os.path.getsize(seen) >= 2 * self.after:
+                try:
+                    os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+                except FileExistsError:
+                    return True
+                os.kill(os.getpid(), signal.SIGKILL)
+        return True

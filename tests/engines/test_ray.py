@@ -1,0 +1,169 @@
+"""The Ray engine against the local one, on a real local Ray cluster (started once for the module).
+
+Every test runs the same command with `--engine ray` and with the local engine and compares what a
+user gets: the JSON report, JUnit, Markdown, the exit status, the error line; the results part
+files hold each case's results once, even after a worker is killed mid-run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic_ai.models.test import TestModel
+
+from agentic_evals import MaxToolCalls, TrajectoryJudge
+from agentic_evals.cli import main
+from agentic_evals.engines.local import run_local
+from agentic_evals.engines.ray import run_ray
+from agentic_evals.engines.work import Job
+from agentic_evals.offline.suite import Suite
+from agentic_evals.reports.document import document_chunks
+from agentic_evals.reports.stream import ReportBuilder
+
+from .ray_helpers import FIXTURES, REPO, KillOnce, write_split
+
+ray = pytest.importorskip('ray')
+pytestmark = pytest.mark.slow
+
+BUDGETS = 'evaluators:\n  - MaxToolCalls: 6\n  - MaxModelRequests: 4\n  - NoLoops\n'
+
+
+@pytest.fixture(scope='module', autouse=True)
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A local cluster of 2 CPUs; its workers import this test package (the killers live in it)."""
+    marker_dir = tmp_path_factory.mktemp('kills')
+    path = os.pathsep.join(dict.fromkeys([str(REPO), *sys.path]))
+    env = {'PYTHONPATH': path, 'AGENTIC_EVALS_TEST_KILLS': str(marker_dir)}
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={'env_vars': env})
+    yield marker_dir
+    ray.shutdown()
+
+
+def run(capsys: pytest.CaptureFixture[str], out: Path, *argv: str) -> tuple[int, dict[str, Any], str]:
+    """Status, the files written (JSON report parsed; JUnit, Markdown as text) and stderr of one `run`."""
+    out.mkdir(parents=True, exist_ok=True)
+    status = main(
+        [
+            'run',
+            *argv,
+            '--json',
+            str(out / 'report.json'),
+            '--junit',
+            str(out / 'junit.xml'),
+            '--markdown',
+            str(out / 'summary.md'),
+            '--no-progress',
+        ]
+    )
+    captured = capsys.readouterr()
+    written: dict[str, Any] = {}
+    if (out / 'report.json').exists():
+        written['json'] = json.loads((out / 'report.json').read_text())
+        written['junit'] = (out / 'junit.xml').read_text()
+        written['markdown'] = (out / 'summary.md').read_text()
+    return status, written, captured.err
+
+
+def both(capsys: pytest.CaptureFixture[str], tmp_path: Path, *argv: str) -> tuple[Any, Any]:
+    local = run(capsys, tmp_path / 'local', *argv)
+    on_ray = run(capsys, tmp_path / 'ray', *argv, '--engine', 'ray')
+    return local, on_ray
+
+
+@pytest.mark.parametrize(
+    'argv',
+    [
+        pytest.param(['{fixtures}/support/dataset.yaml', '{fixtures}/support/baseline.otlp.jsonl'], id='dataset'),
+        pytest.param(['{fixtures}/support/dataset.yaml', '{fixtures}/support/regressed.otlp.pb.gz'], id='regressed'),
+        pytest.param(['--evaluators', '{budgets}', '{fixtures}'], id='every-fixture'),
+    ],
+)
+def test_the_fixtures_report_as_locally(capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str]) -> None:
+    budgets = tmp_path / 'budgets.yaml'
+    budgets.write_text(BUDGETS)
+    argv = [arg.format(fixtures=FIXTURES, budgets=budgets) for arg in argv]
+    (status, written, err), (ray_status, ray_written, ray_err) = both(capsys, tmp_path, *argv)
+    assert written['json']['cases'] or written['json']['failures']
+    assert ray_written == written
+    assert ray_status == status
+    assert sorted(ray_err.splitlines()) == sorted(err.splitlines())
+
+
+def test_traces_split_over_files_and_lines_report_as_locally(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    traces = tmp_path / 'traces'
+    traces.mkdir()
+    write_split(traces, files=9, seed=3)
+    budgets = tmp_path / 'budgets.yaml'
+    budgets.write_text(BUDGETS)
+    (status, written, _), (ray_status, ray_written, _) = both(
+        capsys, tmp_path, '--evaluators', str(budgets), str(traces / 'part-*')
+    )
+    assert len(written['json']['cases']) > 10
+    assert ray_written == written
+    assert ray_status == status
+
+
+def test_a_bad_file_is_the_same_one_line_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    traces = tmp_path / 'traces'
+    traces.mkdir()
+    write_split(traces, files=4)
+    (traces / 'part-02.otlp.pb').write_bytes(b'\x0a\x05\x0a\x03\x0a\x01')  # truncated protobuf
+    budgets = tmp_path / 'budgets.yaml'
+    budgets.write_text(BUDGETS)
+    (status, _, err), (ray_status, _, ray_err) = both(capsys, tmp_path, '--evaluators', str(budgets), str(traces))
+    assert status == ray_status == 2
+    assert ray_err == err
+    assert err.startswith(f'agentic-evals-otel: error: {traces}/part-02.otlp.pb: byte ')
+    assert len(err.splitlines()) == 1
+
+
+def result_counts(directory: Path) -> dict[tuple[str, str], int]:
+    """(trace id, result name) -> how many records the results part files hold for it."""
+    counts: dict[tuple[str, str], int] = {}
+    for path in directory.iterdir():
+        assert path.name.startswith('part-') and path.suffix == '.jsonl', path
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            key = (record['trace_id'], record['name'])
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def document_text(job: Job, sources: list[str], engine: str, **options: Any) -> str:
+    with ReportBuilder('kills', rename=True) as builder:
+        if engine == 'ray':
+            run_ray(job, sources, builder, **options)
+        else:
+            run_local(job, sources, builder)
+        return ''.join(document_chunks(builder.document()))
+
+
+@pytest.mark.parametrize('judged', [False, True], ids=['task', 'judge-actor'])
+def test_a_killed_worker_is_retried_without_losing_or_doubling_a_case(
+    tmp_path: Path, cluster: Path, judged: bool
+) -> None:
+    """KillOnce SIGKILLs the Ray worker process scoring the 5th case, once: a task, or an actor of the judges' pool."""
+    traces = tmp_path / 'traces'
+    traces.mkdir()
+    write_split(traces, files=5)
+    marker = cluster / f'killed-{judged}'
+    evaluators: list[Any] = [MaxToolCalls(6), KillOnce(str(marker), after=5)]
+    if judged:
+        evaluators.append(TrajectoryJudge('The agent answers the question.', model=TestModel()))
+    job = Job.of(Suite('kills', tmp_path / 'kills.yaml', None, tuple(evaluators)))
+    local = document_text(job, [str(traces)], 'local')
+    on_ray = document_text(job, [str(traces)], 'ray', results=str(tmp_path / 'results'), judge_concurrency=2)
+    assert marker.exists()  # a worker was killed
+    assert on_ray == local
+    cases = json.loads(local)['cases']
+    counts = result_counts(tmp_path / 'results')
+    assert set(counts.values()) == {1}
+    assert len(counts) == sum(len(case['assertions']) + len(case['scores']) for case in cases)
