@@ -436,7 +436,7 @@ class _WriteResults:
         filesystem, root = fs.FileSystem.from_uri(self.directory)
         final = f'{root.rstrip("/")}/{name}'
         temporary = f'{final}.tmp'
-        with filesystem.open_output_stream(temporary) as out:
+        with filesystem.open_output_stream(temporary, compression=None) as out:
             out.write(content)
         filesystem.move(temporary, final)
 

@@ -8,6 +8,7 @@ files hold each case's results once, even after a worker is killed mid-run.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -31,6 +32,9 @@ from .ray_helpers import FIXTURES, REPO, KillOnce, write_split
 ray = pytest.importorskip('ray')
 pytestmark = pytest.mark.slow
 
+S3_ENV = {'AWS_ACCESS_KEY_ID': 'testing', 'AWS_SECRET_ACCESS_KEY': 'testing', 'AWS_EC2_METADATA_DISABLED': 'true'}
+"""Credentials the S3 server takes (any), for the driver and the workers; no instance metadata is asked for."""
+
 BUDGETS = 'evaluators:\n  - MaxToolCalls: 6\n  - MaxModelRequests: 4\n  - NoLoops\n'
 
 
@@ -39,7 +43,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A local cluster of 2 CPUs; its workers import this test package (the killers live in it)."""
     marker_dir = tmp_path_factory.mktemp('kills')
     path = os.pathsep.join(dict.fromkeys([str(REPO), *sys.path]))
-    env = {'PYTHONPATH': path, 'AGENTIC_EVALS_TEST_KILLS': str(marker_dir)}
+    env = {'PYTHONPATH': path, 'AGENTIC_EVALS_TEST_KILLS': str(marker_dir), **S3_ENV}
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={'env_vars': env})
     yield marker_dir
     ray.shutdown()
@@ -167,3 +171,58 @@ def test_a_killed_worker_is_retried_without_losing_or_doubling_a_case(
     counts = result_counts(tmp_path / 'results')
     assert set(counts.values()) == {1}
     assert len(counts) == sum(len(case['assertions']) + len(case['scores']) for case in cases)
+
+
+@pytest.fixture
+def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, str]]:
+    """A real S3 protocol server on loopback (moto's), its filesystem and the URI query that reaches it."""
+    server_module = pytest.importorskip('moto.server')
+    from pyarrow import fs
+
+    logging.getLogger('werkzeug').setLevel(logging.ERROR)
+    for name, value in S3_ENV.items():
+        monkeypatch.setenv(name, value)
+    server = server_module.ThreadedMotoServer(ip_address='127.0.0.1', port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    query = f'?endpoint_override={host}:{port}&scheme=http&region=us-east-1'
+    filesystem = fs.S3FileSystem(
+        endpoint_override=f'{host}:{port}', scheme='http', region='us-east-1', allow_bucket_creation=True
+    )
+    filesystem.create_dir('traces')
+    yield filesystem, query
+    server.stop()
+
+
+def test_object_storage_traces_and_results(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, s3: tuple[Any, str]
+) -> None:
+    from pyarrow.fs import FileSelector
+
+    filesystem, query = s3
+    traces = tmp_path / 'traces'
+    traces.mkdir()
+    for path in write_split(traces, files=5, seed=11):
+        with filesystem.open_output_stream(f'traces/split/{path.name}', compression=None) as out:
+            out.write(path.read_bytes())
+    budgets = tmp_path / 'budgets.yaml'
+    budgets.write_text(BUDGETS)
+    status, written, _ = run(capsys, tmp_path / 'local', '--evaluators', str(budgets), str(traces))
+    results = f's3://traces/results/{query}'
+    for source in (f's3://traces/split/{query}', f's3://traces/split/part-*{query}'):
+        on_ray = run(
+            capsys, tmp_path / 'ray', '--evaluators', str(budgets), source, '--engine', 'ray', '--results', results
+        )
+        assert on_ray[:2] == (status, written)
+    listed = [info.path for info in filesystem.get_file_info(FileSelector('traces/results'))]
+    assert listed and all(path.startswith('traces/results/part-') and path.endswith('.jsonl') for path in listed)
+    records = [json.loads(line) for path in listed for line in filesystem.open_input_stream(path).read().splitlines()]
+    assert len({record['trace_id'] for record in records}) == len(written['json']['cases'])
+
+    with filesystem.open_output_stream('traces/split/part-03.otlp.jsonl') as out:
+        out.write(b'{"resourceSpans": 1}\n')
+    bad = run(capsys, tmp_path / 'bad', '--evaluators', str(budgets), f's3://traces/split/{query}', '--engine', 'ray')
+    assert bad[0] == 2
+    assert bad[2] == (
+        f'agentic-evals-otel: error: s3://traces/split/part-03.otlp.jsonl{query}:1: resourceSpans is a number, not a list\n'
+    )
