@@ -8,7 +8,8 @@ BIN := $(VENV)/bin
 MIN_PYDANTIC_EVALS := 2.4.0
 MIN_PINS := 'pydantic-evals==$(MIN_PYDANTIC_EVALS)' 'pydantic-ai-slim==$(MIN_PYDANTIC_EVALS)' 'pydantic==2.12.0' \
 	'opentelemetry-api==1.30.0' 'opentelemetry-sdk==1.30.0' 'opentelemetry-proto==1.30.0' 'rich==13.9.4' 'orjson==3.10.0' \
-	'opentelemetry-exporter-otlp-proto-http==1.30.0' 'opentelemetry-exporter-otlp-proto-grpc==1.30.0'
+	'opentelemetry-exporter-otlp-proto-http==1.30.0' 'opentelemetry-exporter-otlp-proto-grpc==1.30.0' \
+	'ray[data]==2.40.0' 'pyarrow==17.0.0'
 PY310_CANDIDATES := python3.10 $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/python3.10 /root/.pyenv/versions/3.10*/bin/python3.10)
 MIN_PYTHON ?= $(firstword $(shell for p in $(PY310_CANDIDATES); do $$p -c '' >/dev/null 2>&1 && echo $$p; done) $(PYTHON))
 MIN_VENV := .venv-min
