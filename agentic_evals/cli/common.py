@@ -282,6 +282,7 @@ def _write_all(file: BinaryIO, chunks: Iterable[str]) -> None:
     """Encode and write each chunk as it comes (the buffered file gathers small ones), then flush."""
     for chunk in chunks:
         file.write(chunk.encode('utf-8', 'backslashreplace'))
+        del chunk  # not held while the next one is made
     file.flush()
 
 

@@ -130,8 +130,18 @@ def html_chunks(
         data['count'] = count
         data['rows'] = [row for *_, row, _ in first]
         texts = (text for *_, text in itertools.chain(first, ordered))
-        parts = ('[' + ','.join(part) + ']' for part in _batched(texts, PART_CASES))
-        yield from page_chunks(title, payload_text(data), parts=parts, **page)
+        del first  # held by the chain only until its entries are written
+        yield from page_chunks(title, payload_text(data), parts=_parts(texts), **page)
+
+
+def _parts(texts: Iterable[str]) -> Iterator[str]:
+    """The payload text of each part: a JSON list of `PART_CASES` entries, as `payload_text` writes a list."""
+    for batch in _batched(texts, PART_CASES):
+        batch[0] = '[' + batch[0]
+        batch[-1] += ']'  # (the same item when there is one)
+        held = [','.join(batch)]
+        del batch
+        yield held.pop()  # held no longer here while the page makes its element: one copy fewer
 
 
 _Entry = tuple[bool, str, int, dict[str, Any], str]
@@ -145,10 +155,10 @@ def _sorted(entries: Iterable[_Entry], directory: Path) -> Iterator[_Entry]:
     names = itertools.count()
     last: list[_Entry] = []
     for run in _batched(entries, PART_CASES):
-        if last:
-            runs.append(_write_run(sorted(last), directory / f'{next(names)}.run'))
-        last = run
-    last.sort()
+        if len(run) < PART_CASES:  # the last run, held (a report of fewer cases touches no file)
+            last = sorted(run)
+        else:
+            runs.append(_write_run(sorted(run), directory / f'{next(names)}.run'))
     while len(runs) >= MERGE_RUNS:
         merged = heapq.merge(*(_read_run(path) for path in runs[:MERGE_RUNS]))
         runs = [*runs[MERGE_RUNS:], _write_run(merged, directory / f'{next(names)}.run')]
@@ -321,6 +331,8 @@ class _Survey:
         self.agents: set[str] = set()
         self.passes: dict[str, list[int]] = {}
         """Assertion name -> [cases passing it, cases that have it]."""
+        self.metrics: dict[str, int] = {}
+        """Metric name -> cases that recorded it."""
 
     def entries(self, document: ReportDocument, gates: Gates) -> Iterator[dict[str, Any]]:
         """Each case's entry, then each case failure's, in the document's order."""
@@ -334,6 +346,8 @@ class _Survey:
                 counts = self.passes.setdefault(name, [0, 0])
                 counts[0] += assertion.value
                 counts[1] += 1
+            for name in case.metrics:
+                self.metrics[name] = self.metrics.get(name, 0) + 1
             entry = _case(case, thresholds, _case_gate_rows(case, gates))
             self.failed += entry['s'] == 'fail'
             yield entry
@@ -365,7 +379,7 @@ def _summary(
             'evaluator_errors': totals.evaluator_errors,
         },
         'averages': _averages(document, gates, survey.passes),
-        'metrics': _run_metrics(document),
+        'metrics': _run_metrics(document, survey.metrics),
         'evaluators': sorted(survey.evaluators),
         'agents': sorted(survey.agents),
         'no_timeline': no_timeline,
@@ -586,16 +600,16 @@ def _threshold_gate(document: ReportDocument, gates: Gates, name: str, value: fl
     return '; '.join(parts), status
 
 
-def _run_metrics(document: ReportDocument) -> list[list[Any]]:
-    """Rows of [name, shown mean, recorded by how many cases] for the run metrics: standard ones first."""
-    recorded = {n for c in document.cases for n in c.metrics}
-    names = [n for n in RUN_METRICS if n in recorded] + sorted(recorded - set(RUN_METRICS))
+def _run_metrics(document: ReportDocument, recorded: dict[str, int]) -> list[list[Any]]:
+    """Rows of [name, shown mean, recorded by how many cases] for the run metrics: standard ones first.
+    `recorded`: metric name -> cases that recorded it."""
+    names = [n for n in RUN_METRICS if n in recorded] + sorted(set(recorded) - set(RUN_METRICS))
     rows: list[list[Any]] = []
     for name in [*names, DURATION]:
         mean = metric_mean(document, name)
         if mean is None:
             continue
-        count = sum(1 for c in document.cases if name == DURATION or name in c.metrics)
+        count = len(document.cases) if name == DURATION else recorded[name]
         shown = format_metric(name, mean) if name in (DURATION, 'cost') else _count(mean)
         rows.append([name, shown, count])
     return rows

@@ -150,7 +150,9 @@ def page_chunks(
         f'<script>{script}</script>\n'
     )
     for element in _part_elements(parts, compress):
-        yield f'{element}\n'
+        yield element
+        del element  # not held while the next part is made
+        yield '\n'
     yield '</body>\n</html>\n'
 
 
@@ -172,6 +174,7 @@ def _part_elements(parts: Iterable[object], compress: bool | None) -> Iterator[s
     try:
         for part in parts:
             data = payload_json(part)
+            del part
             if compress or (compress is None and len(data) > COMPRESS_ABOVE):
                 if pool is None:
                     pool = ThreadPoolExecutor(max_workers=workers)

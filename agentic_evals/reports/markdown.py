@@ -111,15 +111,17 @@ class _Survey:
         self.names: set[str] = set()
         self.assertions: dict[str, list[int]] = {}
         """Assertion name -> [cases passing it, cases that have it]."""
-        for rows in _attention(document, gates):
-            self.attention += len(rows)
-            self.failing += bool(rows)
         for case in document.cases:
+            rows = len(_case_attention(case, gates))
+            self.attention += rows
+            self.failing += bool(rows)
             self.names.update(case.assertions, case.scores, case.labels, _errors(case))
             for name, assertion in case.assertions.items():
                 counts = self.assertions.setdefault(name, [0, 0])
                 counts[0] += assertion.value
                 counts[1] += 1
+        self.attention += len(document.failures)  # one row each
+        self.failing += len(document.failures)
 
 
 def _failing(cases: Iterator[list[list[str]]], limit: int | None) -> Iterator[list[list[str]]]:
