@@ -3,7 +3,7 @@
 Usage (from the repository root):
 
     python -m benchmarks.scale_bench generate DIR --traces N [--lean] [--gzip]
-    python -m benchmarks.scale_bench measure DIR [--workers 1 2] [--ray] [--dataset]
+    python -m benchmarks.scale_bench measure DIR [--workers 1 2] [--ray] [--dataset] [--files K]
 
 **The traces** are real runs of the scripted support agent of `fixtures/support_agent.py` (a `support`
 agent whose `ask_billing` tool runs the `billing` sub-agent), through pydantic-ai's instrumentation and
@@ -231,8 +231,8 @@ def _lines(path: str) -> int:
         return sum(1 for _ in file)
 
 
-def measure(directory: Path, workers: list[int], *, ray: bool, dataset: bool) -> None:
-    files = sorted(str(p) for p in directory.glob('traces-*'))
+def measure(directory: Path, workers: list[int], *, ray: bool, dataset: bool, files_limit: int | None = None) -> None:
+    files = sorted(str(p) for p in directory.glob('traces-*'))[:files_limit]
     suite = [str(directory / 'dataset.json')] if dataset else ['--evaluators', str(directory / 'evaluators.yaml')]
     traces = sum(_lines(f) for f in files)
     configs = [(f'{w} worker{"s" if w > 1 else ""}', ['--workers', str(w)], False) for w in workers]
@@ -274,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument('--workers', type=int, nargs='*', default=[1, 2])
     run.add_argument('--ray', action='store_true')
     run.add_argument('--dataset', action='store_true')
+    run.add_argument('--files', type=int, help=f'only the first N files ({PER_FILE:,} traces each)')
     one = commands.add_parser('inner')
     one.add_argument('argv')
     one.add_argument('--ray', action='store_true')
@@ -281,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == 'generate':
         generate(args.directory, args.traces, lean=args.lean, gzipped=args.gzip)
     elif args.command == 'measure':
-        measure(args.directory, args.workers, ray=args.ray, dataset=args.dataset)
+        measure(args.directory, args.workers, ray=args.ray, dataset=args.dataset, files_limit=args.files)
     else:
         inner(json.loads(args.argv), args.ray)
     return 0
