@@ -226,6 +226,15 @@ def inner(argv: list[str], ray: bool) -> None:
     print(json.dumps({'code': code, 'wall': wall, 'driver_kib': driver, 'worker_kib': max(workers, default=0)}))
 
 
+def _dataset(directory: Path, traces: int) -> Path:
+    """The dataset of the first `traces` cases (one per trace of the first files), cut from the whole one."""
+    path = directory / f'dataset-{traces}.json'
+    if not path.exists():
+        whole = json.loads((directory / 'dataset.json').read_text())
+        path.write_text(json.dumps({**whole, 'cases': whole['cases'][:traces]}))
+    return path
+
+
 def _lines(path: str) -> int:
     with gzip.open(path, 'rb') if path.endswith('.gz') else open(path, 'rb') as file:
         return sum(1 for _ in file)
@@ -233,8 +242,8 @@ def _lines(path: str) -> int:
 
 def measure(directory: Path, workers: list[int], *, ray: bool, dataset: bool, files_limit: int | None = None) -> None:
     files = sorted(str(p) for p in directory.glob('traces-*'))[:files_limit]
-    suite = [str(directory / 'dataset.json')] if dataset else ['--evaluators', str(directory / 'evaluators.yaml')]
     traces = sum(_lines(f) for f in files)
+    suite = [str(_dataset(directory, traces))] if dataset else ['--evaluators', str(directory / 'evaluators.yaml')]
     configs = [(f'{w} worker{"s" if w > 1 else ""}', ['--workers', str(w)], False) for w in workers]
     if ray:
         configs.append(('Ray (local, 2 CPUs)', ['--engine', 'ray'], True))
