@@ -127,6 +127,7 @@ def _connect(ray: Any, address: str | None) -> bool:
     if ray.is_initialized():
         return False
     package = Path(__file__).resolve().parent.parent
+    address = address or os.environ.get('RAY_ADDRESS') or None
     if address is not None:
         # Another machine: it gets this package uploaded; its Python has the dependencies (see docs/scale.md).
         ray.init(

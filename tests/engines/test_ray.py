@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -226,3 +227,25 @@ def test_object_storage_traces_and_results(
     assert bad[2] == (
         f'agentic-evals-otel: error: s3://traces/split/part-03.otlp.jsonl{query}:1: resourceSpans is a number, not a list\n'
     )
+
+
+def test_the_scale_page_runs_on_the_cluster(tmp_path: Path) -> None:
+    """docs/scale.md's Ray examples (skipped by tests/test_docs.py: starting Ray takes most of a page's
+    time budget) run here, every block of the page in order, on this module's cluster."""
+    page = (REPO / 'docs' / 'scale.md').read_text(encoding='utf-8')
+    assert page.count('test="skip" engine="ray"') == 2
+    runnable = tmp_path / 'scale.md'
+    runnable.write_text(page.replace('test="skip" engine="ray"', 'engine="ray"'), encoding='utf-8')
+    work = tmp_path / 'work'
+    work.mkdir()
+    env = {**os.environ, 'PYTHONPATH': str(REPO), 'RAY_ADDRESS': ray.get_runtime_context().gcs_address}
+    proc = subprocess.run(
+        [sys.executable, str(REPO / 'tests' / 'test_docs.py'), str(runnable)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(path.name for path in (work / 'results').iterdir())
