@@ -108,12 +108,66 @@ def test_traces_split_over_files_and_lines_report_as_locally(
     write_split(traces, files=9, seed=3)
     budgets = tmp_path / 'budgets.yaml'
     budgets.write_text(BUDGETS)
-    (status, written, _), (ray_status, ray_written, _) = both(
-        capsys, tmp_path, '--evaluators', str(budgets), str(traces / 'part-*')
+    status, written, _ = run(
+        capsys,
+        tmp_path / 'local',
+        '--evaluators',
+        str(budgets),
+        str(traces / 'part-*'),
+        '--results',
+        str(tmp_path / 'local.jsonl'),
+    )
+    ray_status, ray_written, _ = run(
+        capsys,
+        tmp_path / 'ray',
+        '--evaluators',
+        str(budgets),
+        str(traces / 'part-*'),
+        '--engine',
+        'ray',
+        '--results',
+        str(tmp_path / 'results'),
+        '--results-format',
+        'parquet',
     )
     assert len(written['json']['cases']) > 10
     assert ray_written == written
     assert ray_status == status
+    # The results part files hold the local --results records, each once. Their `case` is the name before
+    # the report tells repeated names apart (the driver does that, in key order); `trace_id` does it here.
+    import pyarrow.parquet as pq
+
+    local = [json.loads(line) for line in (tmp_path / 'local.jsonl').read_text().splitlines()]
+    on_ray = []
+    for path in sorted((tmp_path / 'results').iterdir()):
+        assert path.name.startswith('part-') and path.suffix == '.parquet'
+        for record in pq.read_table(path).to_pylist():
+            on_ray.append({**record, 'value': json.loads(record['value'])})
+    for record in local:
+        record['case'] = record['case'].removesuffix(f' ({record["trace_id"][:8]})')
+    key = lambda record: json.dumps(record, sort_keys=True)  # noqa: E731
+    assert sorted(on_ray, key=key) == sorted(local, key=key)
+
+
+def test_a_dataset_whose_cases_need_a_second_pass(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Cases found by trace id (a weaker rule than case_name) are scored in the second pass; one finds none."""
+    traces = tmp_path / 'traces'
+    traces.mkdir()
+    write_split(traces, files=4, seed=5)
+    ids = ['03c00000000000000000000000000005', '00000000000001000000000200000001']
+    cases = ''.join(
+        f'  - name: by-id-{number}\n    inputs: null\n    metadata: {{trace_id: {trace_id!r}}}\n'
+        for number, trace_id in enumerate(ids)
+    )
+    dataset = tmp_path / 'dataset.yaml'
+    dataset.write_text(
+        f'name: by-id\ncases:\n{cases}  - name: none\n    inputs: null\n    metadata: {{trace_id: {"f" * 32!r}}}\n{BUDGETS}'
+    )
+    (status, written, err), (ray_status, ray_written, ray_err) = both(capsys, tmp_path, str(dataset), str(traces))
+    assert len(written['json']['cases']) == 2 and len(written['json']['failures']) == 1
+    assert ray_written == written
+    assert ray_status == status
+    assert ray_err == err and 'matched no case' in err
 
 
 def test_a_bad_file_is_the_same_one_line_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
