@@ -148,7 +148,9 @@ class _Template:
             a['value']['stringValue'] for span in spans for a in span.get('attributes', ()) if a['key'] == 'case_name'
         )
         keys = [self.trace_id, *self.span_ids, f'"{self.case}"', f'case: {self.case}"']
-        self.pattern = re.compile('|'.join(re.escape(key) for key in keys))
+        pattern = re.compile('(' + '|'.join(re.escape(key) for key in keys) + ')')
+        self.pieces = pattern.split(text)
+        """Text and ids in turn (the ids at odd places): a replica joins them with fresh ids."""
 
     def replica(self, index: int, rng: random.Random) -> str:
         """The run under fresh ids and its own case name (the only parts that differ)."""
@@ -156,23 +158,26 @@ class _Template:
         fresh = {self.trace_id: f'{rng.getrandbits(128) | 1:032x}', f'"{self.case}"': f'"{name}"'}
         fresh[f'case: {self.case}"'] = f'case: {name}"'
         fresh.update((span_id, f'{rng.getrandbits(64) | 1:016x}') for span_id in self.span_ids)
-        return self.pattern.sub(lambda m: fresh[m[0]], self.text) + '\n'
+        pieces = self.pieces
+        return ''.join([fresh[piece] if i % 2 else piece for i, piece in enumerate(pieces)]) + '\n'
 
 
 def generate(directory: Path, traces: int, *, lean: bool, gzipped: bool, seed: int = 5) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    templates = [
-        _Template(json.dumps(_trimmed(r, lean=lean), separators=(',', ':')))
-        for r in real_runs(min(REAL_RUNS, traces), seed)
-    ]
+    cached = directory / 'real-runs.json'  # the real runs are most of a small set's time: made once
+    if not cached.exists():
+        cached.write_text(json.dumps(real_runs(min(REAL_RUNS, traces), seed)))
+    runs = json.loads(cached.read_text())
+    templates = [_Template(json.dumps(_trimmed(r, lean=lean), separators=(',', ':'))) for r in runs]
     spans = [len(t.span_ids) for t in templates]
     print(f'{len(templates)} real runs, {min(spans)} to {max(spans)} spans ({sum(spans) / len(spans):.1f} on average)')
     rng = random.Random(seed)
     opener = gzip.open if gzipped else open
     for start in range(0, traces, PER_FILE):
         name = f'traces-{start // PER_FILE:04d}.otlp.jsonl' + ('.gz' if gzipped else '')
-        with opener(directory / name, 'wt', encoding='utf-8') as out:  # type: ignore[operator]
+        kwargs = {'compresslevel': 1} if gzipped else {}
+        with opener(directory / name, 'wt', encoding='utf-8', **kwargs) as out:  # type: ignore[operator]
             for index in range(start, min(start + PER_FILE, traces)):
                 out.write(templates[index % len(templates)].replica(index, rng))
     (directory / 'evaluators.yaml').write_text(EVALUATORS)
