@@ -16,12 +16,15 @@ import argparse
 import gc
 import os
 import platform
+import random
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 import pydantic_evals.evaluators as builtin
@@ -30,7 +33,8 @@ from pydantic_evals.otel.span_tree import SpanTree
 
 import agentic_evals as ours
 
-from .trees import AgentRunPlan, perturb, plan_run
+from . import workload
+from .trees import AgentRunPlan, RecordedRun, perturb, plan_run
 
 AnyEvaluator = Evaluator[object, object, object]
 Context = EvaluatorContext[object, object, object]
@@ -45,6 +49,12 @@ METRIC_CALLS = 2_000
 IN_ORDER_SIZES = (100, 1_000, 3_000)
 IN_ORDER_TARGET_SIZE = 3_000
 IN_ORDER_TARGET = 50.0
+SMALL_TARGET = 2.0
+SMALL_SPANS = 21
+SMALL_RUNS = 8
+"""Workload runs recorded for the small-tree case (the first with `SMALL_SPANS` spans is scored)."""
+SMALL_TREES = 50
+"""Fresh trees per timed repetition of the small-tree case (see `Case.trees`)."""
 
 
 class Mismatch(Exception):
@@ -71,7 +81,7 @@ class Case:
     """One row of the table: a planned run and the evaluators both sides run on each fresh tree of it."""
 
     name: str
-    plan: AgentRunPlan
+    plan: AgentRunPlan | RecordedRun
     pairs: tuple[Pair, ...]
     repeats: int
     target: float | None = None
@@ -84,6 +94,11 @@ class Case:
     More than one only where a call takes about a microsecond and does no per-tree work that a
     second call could reuse (`MaxModelRequests` reading the metric): one such call, timed cold, is
     mostly the timer and the CPU caches."""
+    trees: int = 1
+    """How many fresh trees each side scores per timed repetition (times are per tree).
+
+    More than one for small trees, where one tree takes a fraction of a millisecond: every tree
+    is still new, so each pays for its own extraction."""
 
     @property
     def metrics(self) -> dict[str, int | float]:
@@ -159,6 +174,20 @@ def run_side(evaluators: Sequence[AnyEvaluator], ctx: Context, calls: int = 1) -
     return elapsed, results
 
 
+def run_side_on_trees(evaluators: Sequence[AnyEvaluator], contexts: Sequence[Context]) -> tuple[float, list[object]]:
+    """`run_side` over several fresh trees' contexts: seconds per tree, and every result (tree by
+    tree, the evaluators' results in order)."""
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        results: list[object] = [evaluator.evaluate(ctx) for ctx in contexts for evaluator in evaluators]
+        elapsed = (time.perf_counter() - start) / len(contexts)
+    finally:
+        gc.enable()
+    return elapsed, results
+
+
 def shorten(text: str | None, limit: int = 300) -> str:
     text = str(text)
     return text if len(text) <= limit else f'{text[:limit]}... ({len(text):,} characters)'
@@ -166,7 +195,8 @@ def shorten(text: str | None, limit: int = 300) -> str:
 
 def agreed_values(case: Case, builtin_results: list[object], ours_results: list[object]) -> list[bool | float]:
     values: list[bool | float] = []
-    for item, theirs, mine in zip(case.pairs, builtin_results, ours_results, strict=True):
+    labelled = zip(case.pairs * (len(builtin_results) // len(case.pairs)), builtin_results, ours_results, strict=True)
+    for item, theirs, mine in labelled:
         where = f'{case.name}, {item.label}'
         if not isinstance(theirs, EvaluationReason) or not isinstance(mine, EvaluationReason):
             raise Mismatch(f'{where}: expected EvaluationReason from both sides, got {theirs!r} and {mine!r}')
@@ -177,11 +207,11 @@ def agreed_values(case: Case, builtin_results: list[object], ours_results: list[
                 f'  built-in reason: {shorten(theirs.reason)}\n  ours reason: {shorten(mine.reason)}'
             )
         values.append(a)
-    return values
+    return values[-len(case.pairs) :]
 
 
 def measure(case: Case) -> Measurement:
-    """One untimed warm-up, then `case.repeats` timed repetitions, each on a new tree.
+    """One untimed warm-up, then `case.repeats` timed repetitions, each on new trees (`case.trees`).
 
     Which side goes first alternates between repetitions, so neither always finds the tree's spans
     in the CPU caches.
@@ -191,22 +221,36 @@ def measure(case: Case) -> Measurement:
     ours_evaluators = [p.ours for p in case.pairs]
     metrics = case.metrics
     for repetition in range(-1, case.repeats):
-        tree = case.plan.build_tree()
-        if repetition % 2 == 0:
-            builtin_time, builtin_results = run_side(builtin_evaluators, make_context(tree, metrics), case.calls)
-            ours_time, ours_results = run_side(ours_evaluators, make_context(tree, metrics), case.calls)
+        if case.trees > 1:
+            trees = [case.plan.build_tree() for _ in range(case.trees)]
+            theirs = [make_context(tree, metrics) for tree in trees]
+            mine = [make_context(tree, metrics) for tree in trees]
+            if repetition % 2 == 0:
+                builtin_time, builtin_results = run_side_on_trees(builtin_evaluators, theirs)
+                ours_time, ours_results = run_side_on_trees(ours_evaluators, mine)
+            else:
+                ours_time, ours_results = run_side_on_trees(ours_evaluators, mine)
+                builtin_time, builtin_results = run_side_on_trees(builtin_evaluators, theirs)
+            del trees, theirs, mine
         else:
-            ours_time, ours_results = run_side(ours_evaluators, make_context(tree, metrics), case.calls)
-            builtin_time, builtin_results = run_side(builtin_evaluators, make_context(tree, metrics), case.calls)
+            tree = case.plan.build_tree()
+            if repetition % 2 == 0:
+                builtin_time, builtin_results = run_side(builtin_evaluators, make_context(tree, metrics), case.calls)
+                ours_time, ours_results = run_side(ours_evaluators, make_context(tree, metrics), case.calls)
+            else:
+                ours_time, ours_results = run_side(ours_evaluators, make_context(tree, metrics), case.calls)
+                builtin_time, builtin_results = run_side(builtin_evaluators, make_context(tree, metrics), case.calls)
+            del tree
         result.values = agreed_values(case, builtin_results, ours_results)
         if repetition >= 0:
             result.builtin_seconds.append(builtin_time)
             result.ours_seconds.append(ours_time)
-        del tree
     return result
 
 
-def measure_ours_split(plan: AgentRunPlan, evaluators: Sequence[AnyEvaluator], repeats: int) -> tuple[float, float]:
+def measure_ours_split(
+    plan: AgentRunPlan | RecordedRun, evaluators: Sequence[AnyEvaluator], repeats: int
+) -> tuple[float, float]:
     """Median seconds of our extraction on a fresh tree, and of the evaluators once it is cached.
 
     Extraction is lazy (a trajectory reads spans when asked), so "extraction" here is what a
@@ -300,6 +344,43 @@ def shape_cases(shape: str, plan: AgentRunPlan, repeats: Callable[[int], int]) -
     name = f'{shape}: {pairs[-1].label} alone, no requests metric'
     cases.append(Case(name, plan, pairs[-1:], repeats(15), SINGLE_TARGET, with_requests=False))
     return cases
+
+
+def small_tree_run() -> RecordedRun:
+    """A real run of `benchmarks.workload`'s support agent (and its billing sub-agent): the first of
+    `SMALL_RUNS` planned runs whose trace has `SMALL_SPANS` spans, recorded through pydantic-ai and
+    read back with `load_traces`, as `agentic-evals-otel run` reads the workload."""
+    from agentic_evals.traces import load_traces
+    from agentic_evals.trajectory.run_metrics import span_tree_metrics
+
+    rng = random.Random(workload.SEED)
+    plans = [workload.plan_run(rng, index) for index in range(SMALL_RUNS)]
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / workload.TRACES_FILE
+        workload.real_runs(plans, path)
+        for trace in load_traces(path):
+            if len(trace.tree.nodes_by_id) == SMALL_SPANS:
+                return RecordedRun.from_tree(trace.tree, span_tree_metrics(trace.tree))
+    raise SystemExit(f'none of {SMALL_RUNS} workload runs has {SMALL_SPANS} spans')
+
+
+def small_tree_pairs(run: RecordedRun) -> tuple[Pair, ...]:
+    """The six evaluators for the recorded run: its scored calls (all agents') as the trajectory,
+    the last order lookup's arguments, budgets a little above the run's calls and requests (the
+    workload dataset's)."""
+    trajectory = ours.extract_trajectory(run.build_tree())
+    lookup = trajectory.calls(name='lookup_order')[-1]
+    pairs = suite_pairs(trajectory.call_names(), 'lookup_order', dict(lookup.arguments or {}))
+    budgets = (
+        pair('MaxToolCalls', builtin.MaxToolCalls, ours.MaxToolCalls, max_calls=12),
+        pair('MaxModelRequests', builtin.MaxModelRequests, ours.MaxModelRequests, max_requests=12),
+    )
+    return (*pairs[:-2], *budgets)
+
+
+def small_tree_case(run: RecordedRun, repeats: int) -> Case:
+    name = f'small trees ({SMALL_SPANS} spans, workload run): all six together'
+    return Case(name, run, small_tree_pairs(run), repeats, SMALL_TARGET, trees=SMALL_TREES)
 
 
 def in_order_case(size: int, repeats: int) -> Case:
@@ -419,6 +500,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             f'{plan.model_requests:,} chat spans, {len(plan.spans):,} spans in all.'
         )
         cases += shape_cases(shape, plan, repeats)
+    small = small_tree_run()
+    print(
+        f'\nsmall trees: a recorded workload run of {len(small.spans)} spans'
+        f' ({len(ours.extract_trajectory(small.build_tree()).call_names())} successful tool calls),'
+        f' {SMALL_TREES} fresh trees per run.'
+    )
+    cases.append(small_tree_case(small, repeats(21)))
     cases += [in_order_case(size, repeats(n)) for size, n in zip(IN_ORDER_SIZES, (21, 9, 5), strict=True)]
 
     measurements: list[Measurement] = []
@@ -443,6 +531,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for shape, plan in shapes:
         extraction, scoring = measure_ours_split(plan, [p.ours for p in combined_pairs(plan)], repeats(9))
         print(f'  {shape}: {milliseconds(extraction)} ms; {milliseconds(scoring)} ms')
+    extraction, scoring = measure_ours_split(small, [p.ours for p in small_tree_pairs(small)], repeats(51))
+    print(f'  small trees: {milliseconds(extraction)} ms; {milliseconds(scoring)} ms')
 
     missed = [m.case.name for m in measurements if m.met is False]
     print(f'\nTargets: {"all met" if not missed else "NOT MET: " + "; ".join(missed)}.')

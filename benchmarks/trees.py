@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from pydantic_evals.otel.span_tree import AttributeValue, SpanNode, SpanStatus, SpanTree
 
-__all__ = ('AgentRunPlan', 'PlannedCall', 'PlannedSpan', 'perturb', 'plan_run')
+__all__ = ('AgentRunPlan', 'PlannedCall', 'PlannedSpan', 'RecordedRun', 'perturb', 'plan_run')
 
 AGENT_NAME = 'main'
 REQUEST_MODEL = 'model-x'
@@ -211,6 +211,43 @@ class AgentRunPlan:
     def metrics(self) -> dict[str, int | float]:
         """`ctx.metrics` as pydantic-evals fills it from the span tree of a case."""
         return {'requests': self.model_requests, 'input_tokens': self.input_tokens, 'output_tokens': self.output_tokens}
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    """A recorded trace (read from a trace file), rebuilt from new `SpanNode`s by every `build_tree()`.
+
+    What `AgentRunPlan` is for planned runs, for real ones: a fresh tree per repetition, so every
+    repetition pays for extraction. `metrics` are what pydantic-evals would record for the case.
+    """
+
+    trace_id: int
+    spans: tuple[PlannedSpan, ...]
+    metrics: dict[str, int | float]
+
+    @classmethod
+    def from_tree(cls, tree: SpanTree, metrics: dict[str, int | float]) -> RecordedRun:
+        """The spans of `tree`, in the tree's order, as immutable plans."""
+        nodes = list(tree)
+        spans = tuple(
+            PlannedSpan(
+                name=node.name,
+                span_id=node.span_id,
+                parent_span_id=node.parent_span_id,
+                start=node.start_timestamp,
+                end=node.end_timestamp,
+                attributes=tuple(node.attributes.items()),
+                status=node.status,
+            )
+            for node in nodes
+        )
+        return cls(trace_id=nodes[0].trace_id, spans=spans, metrics=dict(metrics))
+
+    def build_tree(self) -> SpanTree:
+        """A new `SpanTree` made of new `SpanNode`s."""
+        tree = SpanTree()
+        tree.add_spans([span.node(self.trace_id) for span in self.spans])
+        return tree
 
 
 class _Clock:
