@@ -149,6 +149,18 @@ class Registry:
         self.request_rules = merge_request_spans(f.request_spans for f in families if f.request_spans is not None)
         self.call_classifiers: tuple[tuple[str, Classifier], ...] = _classifiers(f.call_classifiers() for f in families)
         self.request_classifiers = _classifiers(f.request_classifiers() for f in families)
+        self._rest_classifiers = self.call_classifiers + self.request_classifiers
+        self.rest_markers: tuple[str, ...] = tuple(
+            dict.fromkeys(
+                [
+                    *(rule.name_key for rule in self.tool_rules[1:]),
+                    *(rule.model_key for rule in self.request_rules[1:]),
+                    *(marker for marker, _ in self._rest_classifiers),
+                ]
+            )
+        )
+        """Every key `classify_rest` looks for: a span holding none of them is not classified there,
+        so the walks skip the call for it (an agent run, a case span)."""
         self._asked = {
             method: _implementations(self.families, method)
             for method in (
@@ -197,7 +209,7 @@ class Registry:
         for request_rule in self.request_rules[1:]:
             if request_rule.model_key in attributes and classify_request_span(request_rule, node):
                 return MODEL_REQUEST
-        for marker, classify in self.call_classifiers + self.request_classifiers:
+        for marker, classify in self._rest_classifiers:
             if marker in attributes:
                 answer = classify(node, notes)
                 if answer is not None:

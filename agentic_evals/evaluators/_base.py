@@ -9,7 +9,7 @@ from pydantic_evals.otel import SpanTree, SpanTreeRecordingError
 
 from ..capturing import CaptureError
 from ..conversations import trajectory_from_messages
-from ..scoring.metrics import MetricResult, missing_agent
+from ..scoring.metrics import MetricResult, NameList, missing_agent
 from ..scoring.sequences import at_least
 from ..trajectory.extract import extract_trajectory
 from ..trajectory.trajectory import Trajectory
@@ -83,7 +83,12 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
         """Extract (once per tree), check the agent scope, then `score`; a failing result on a trace
         nothing was recognised in says so (the likely cause, not the agent's fault)."""
         trajectory = extract_trajectory(tree)
-        result = self.score_scoped(trajectory, ctx)
+        # `score_scoped`, inlined: on a small tree each call layer is a visible share of the time.
+        missing = None if self.agent is None else missing_agent(trajectory, self.agent)
+        if missing is not None:
+            result = EvaluationReason(value=self.failing_value, reason=missing)
+        else:
+            result = self.score(trajectory, ctx)
         value = result.value
         failing = value is False or (isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0)
         if not failing:
@@ -164,6 +169,25 @@ class ScoreEvaluator(TrajectoryEvaluator):
     @property
     def failing_value(self) -> EvaluationValue:
         return 0.0
+
+
+def prepared_names(evaluator: object, field: str) -> NameList | None:
+    """The evaluator's `field` (a list of tool names) as a `NameList`, made once and kept on the
+    evaluator, so its counts and text are not made again for every case; `None` when the field is
+    not a list of names (turns).
+
+    Kept while the field holds an equal list (a copy is compared), so reassigning or editing the
+    list after construction is still seen.
+    """
+    names = getattr(evaluator, field)
+    cache: dict[str, NameList] = evaluator.__dict__.setdefault('_prepared_names', {})
+    found = cache.get(field)
+    if found is not None and type(names) is list and found.names == names:
+        return found
+    if type(names) is not list or not all(type(name) is str for name in names):
+        return None
+    prepared = cache[field] = NameList(names.copy())
+    return prepared
 
 
 def as_reason(result: MetricResult) -> EvaluationReason:

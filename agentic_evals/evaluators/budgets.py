@@ -21,7 +21,7 @@ from ..scoring.checks import (
     task_duration,
     token_problems,
 )
-from ..scoring.metrics import budget_reason, max_model_requests, max_tool_calls
+from ..scoring.metrics import budget_reason, max_model_requests, max_tool_calls_of
 from ..trajectory.records import FailureStage
 from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
@@ -65,7 +65,10 @@ class MaxToolCalls(TrajectoryEvaluator):
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         if trajectory.call_count(include_failed=True) == 0 and (note := trajectory.unrecognised) is not None:
             return EvaluationReason(value=False, reason=f'no tool call counted: {note}')
-        return as_reason(max_tool_calls(trajectory, self.max_calls, include_failed=self.include_failed, **self.scope()))
+        value, reason = max_tool_calls_of(
+            trajectory, self.max_calls, self.include_failed, self.agent, self.include_subagents
+        )
+        return EvaluationReason(value=value, reason=reason)
 
 
 @dataclass(repr=False)

@@ -7,10 +7,10 @@ from typing import Literal
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
-from ..scoring.metrics import trajectory_match
+from ..scoring.metrics import trajectory_match, trajectory_match_of
 from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
-from ._base import ConversationSource, ScoreEvaluator, as_reason
+from ._base import ConversationSource, ScoreEvaluator, as_reason, prepared_names
 
 TrajectoryOrder = Literal['exact', 'in_order', 'any_order']
 """`'exact'`: 1.0 when equal else 0.0; `'in_order'`: F1 of the longest common subsequence;
@@ -55,7 +55,13 @@ class TrajectoryMatch(ScoreEvaluator):
         ]
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        return as_reason(
+        expected = prepared_names(self, 'expected_trajectory')
+        if expected is not None:
+            value, reason = trajectory_match_of(
+                trajectory, expected, self.order, self.include_failed, self.agent, self.include_subagents
+            )
+            return EvaluationReason(value=value, reason=reason)
+        return as_reason(  # expected per turn
             trajectory_match(
                 trajectory,
                 self.expected_trajectory,

@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 from pydantic_evals.evaluators import EvaluationReason, EvaluatorContext
 
-from ..scoring.metrics import argument_correctness, tool_correctness
+from ..scoring.metrics import argument_correctness_of, tool_correctness, tool_correctness_of
 from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
-from ._base import ConversationSource, TrajectoryEvaluator, as_reason
+from ._base import ConversationSource, TrajectoryEvaluator, as_reason, prepared_names
 
 ArgumentMatchMode = Literal['exact', 'subset']
 """`'subset'`: every expected key is present with an equal value; `'exact'`: the same keys too."""
@@ -54,6 +54,12 @@ class ToolCorrectness(TrajectoryEvaluator):
         ]
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
+        expected = prepared_names(self, 'expected_tools')
+        if expected is not None:
+            value, reason = tool_correctness_of(
+                trajectory, expected, self.allow_extra, self.include_failed, self.agent, self.include_subagents
+            )
+            return EvaluationReason(value=value, reason=reason)
         return as_reason(
             tool_correctness(
                 trajectory,
@@ -110,14 +116,14 @@ class ArgumentCorrectness(TrajectoryEvaluator):
         ]
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        return as_reason(
-            argument_correctness(
-                trajectory,
-                self.tool_name,
-                self.expected_arguments,
-                match_mode=self.match_mode,
-                occurrence=self.occurrence,
-                include_failed=self.include_failed,
-                **self.scope(),
-            )
+        value, reason = argument_correctness_of(
+            trajectory,
+            self.tool_name,
+            self.expected_arguments,
+            self.match_mode,
+            self.occurrence,
+            self.include_failed,
+            self.agent,
+            self.include_subagents,
         )
+        return EvaluationReason(value=value, reason=reason)

@@ -25,7 +25,7 @@ class CallView:
 
 
 def counts(counter: Counter[str]) -> str:
-    return ', '.join(f'{name!r} (x{count})' for name, count in sorted(counter.items()))
+    return ', '.join([f'{name!r} (x{count})' for name, count in sorted(counter.items())])
 
 
 def canonical_json(value: object) -> str:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..trajectory.records import ToolCall
-from ..trajectory.trajectory import Trajectory
+from ..trajectory.trajectory import CallList, Trajectory
 from .call_matching import CallView, accuracy, compare, counts, listing, near_misses, sections
-from .sequences import F1Score, diff_arguments, lcs_score, multiset_score, short_repr
+from .sequences import F1Score, diff_arguments, f1_figures, lcs_length, short_repr
 from .turns import score_turns
 
 Calls = Trajectory | Sequence[str] | Sequence[Mapping[str, Any]]
@@ -81,15 +81,69 @@ def _given_calls(actual: Sequence[str] | Sequence[Mapping[str, Any]]) -> list[Ca
     return [_parse_call(item, i) for i, item in enumerate(actual)]
 
 
+class NameList:
+    """Tool names in call order, with what reasons and multiset scores read of them made once each.
+
+    The called names of a trajectory are shared through `Trajectory.memo` by every evaluator of the
+    case, and an evaluator keeps its expected names: on a small tree, counting and printing the
+    same few names again per evaluator costs more than extracting them.
+    """
+
+    __slots__ = ('_counts', '_summary', '_text', 'names')
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self._text: str | None = None
+        self._counts: Counter[str] | None = None
+        self._summary: str | None = None
+
+    @property
+    def text(self) -> str:
+        """`repr(names)`, as reasons show the list."""
+        if self._text is None:
+            self._text = repr(self.names)
+        return self._text
+
+    @property
+    def counts(self) -> Counter[str]:
+        if self._counts is None:
+            self._counts = Counter(self.names)
+        return self._counts
+
+    @property
+    def summary(self) -> str:
+        """The counts as reasons list them: `'a' (x2), 'b' (x1)`."""
+        if self._summary is None:
+            self._summary = counts(self.counts)
+        return self._summary
+
+    def matched(self, called: list[str]) -> int:
+        """The size of the multiset intersection of these names and `called`, counting only these
+        (kept by an evaluator, so counted once): each called name takes one of its kind left."""
+        remaining = dict(self.counts)
+        matched = 0
+        for name in called:
+            left = remaining.get(name)
+            if left:
+                remaining[name] = left - 1
+                matched += 1
+        return matched
+
+
 def _observed_names(
     actual: Calls, include_failed: bool, agent: str | None, include_subagents: bool
-) -> list[str] | NothingToScore:
+) -> NameList | NothingToScore:
     """The names of the calls to score (no records made), or why there are none."""
     if isinstance(actual, Trajectory):
-        if (missing := missing_agent(actual, agent)) is not None:
+        if agent is not None and (missing := missing_agent(actual, agent)) is not None:
             return NothingToScore(missing)
-        return actual.call_names(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
-    return _given_names(actual)
+        return actual.memo(
+            (NameList, include_failed, agent, include_subagents),
+            lambda: NameList(
+                actual.call_names(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
+            ),
+        )
+    return NameList(_given_names(actual))
 
 
 def _given_names(actual: Sequence[str] | Sequence[Mapping[str, Any]]) -> list[str]:
@@ -138,21 +192,37 @@ def tool_correctness(
     include_subagents: bool = True,
 ) -> MetricResult:
     """`True` when the called tool names equal `expected_tools` as a multiset (see `ToolCorrectness`)."""
+    expected = NameList(list(expected_tools))
+    return MetricResult(*tool_correctness_of(actual, expected, allow_extra, include_failed, agent, include_subagents))
+
+
+def tool_correctness_of(
+    actual: Calls,
+    expected: NameList,
+    allow_extra: bool,
+    include_failed: bool,
+    agent: str | None,
+    include_subagents: bool,
+) -> tuple[bool, str]:
+    """`tool_correctness`'s value and reason, for expected tools prepared once (an evaluator's)."""
     called = _observed_names(actual, include_failed, agent, include_subagents)
     if isinstance(called, NothingToScore):
-        return MetricResult(False, called.reason)
-    want, got = Counter(expected_tools), Counter(called)
-    missing, extra = want - got, got - want
+        return False, called.reason
     scope = scope_suffix(agent, include_subagents)
+    size = len(expected.names)
+    if len(called.names) == size and expected.matched(called.names) == size:
+        # The same multiset: nothing missing or extra, and the called counts read as the expected.
+        return True, f'called {expected.summary if size else "no tools"}{scope}'
+    want, got = expected.counts, called.counts
+    missing, extra = want - got, got - want
     problems: list[str] = []
     if missing:
         problems.append(f'missing tools: {counts(missing)}')
     if extra and not allow_extra:
         problems.append(f'unexpected tools: {counts(extra)}')
     if problems:
-        return MetricResult(False, '; '.join(problems) + scope)
-    summary = counts(got) if called else 'no tools'
-    return MetricResult(True, f'called {summary}{scope}')
+        return False, '; '.join(problems) + scope
+    return True, f'called {called.summary if called.names else "no tools"}{scope}'
 
 
 def trajectory_match(
@@ -183,22 +253,37 @@ def trajectory_match(
 
         mean, reason, _ = score_turns(actual, expected_trajectory, score_turn)
         return MetricResult(mean, reason + scope_suffix(agent, include_subagents))
+    expected = NameList(list(expected_trajectory))  # type: ignore[arg-type]  # names, not turns, here
+    return MetricResult(*trajectory_match_of(actual, expected, order, include_failed, agent, include_subagents))
+
+
+def trajectory_match_of(
+    actual: Calls,
+    expected: NameList,
+    order: Literal['exact', 'in_order', 'any_order'],
+    include_failed: bool,
+    agent: str | None,
+    include_subagents: bool,
+) -> tuple[float, str]:
+    """`trajectory_match`'s value and reason for one expected name list (an evaluator keeps its own)."""
     called = _observed_names(actual, include_failed, agent, include_subagents)
     if isinstance(called, NothingToScore):
-        return MetricResult(0.0, called.reason)
-    expected = list(expected_trajectory)
+        return 0.0, called.reason
     scope = scope_suffix(agent, include_subagents)
+    same = called.names == expected.names
+    actual_text = expected.text if same else called.text  # equal lists print alike: printed once
     if order == 'exact':
-        if called == expected:
-            return MetricResult(1.0, f'actual trajectory matches expected: {called!r}{scope}')
-        return MetricResult(0.0, f'actual trajectory {called!r} does not equal expected {expected!r}{scope}')
-    if not called and not expected:
-        return MetricResult(1.0, f'both actual and expected trajectories are empty{scope}')
+        if same:
+            return 1.0, f'actual trajectory matches expected: {actual_text}{scope}'
+        return 0.0, f'actual trajectory {actual_text} does not equal expected {expected.text}{scope}'
+    if not called.names and not expected.names:
+        return 1.0, f'both actual and expected trajectories are empty{scope}'
     if order == 'any_order':
-        result, label = multiset_score(expected, called), 'multiset overlap'
+        matched, label = expected.matched(called.names), 'multiset overlap'
     else:
-        result, label = lcs_score(expected, called), 'LCS'
-    return MetricResult(result.value, f'{result.describe(label)} (expected: {expected!r}, actual: {called!r}){scope}')
+        matched, label = lcs_length(called.names, expected.names), 'LCS'  # as `lcs_score` counts it
+    value, figures = f1_figures(matched, len(called.names), len(expected.names), label)
+    return value, f'{figures} (expected: {expected.text}, actual: {actual_text}){scope}'
 
 
 def max_tool_calls(
@@ -210,14 +295,20 @@ def max_tool_calls(
     include_subagents: bool = True,
 ) -> MetricResult:
     """`True` when at most `max_calls` tools were called, failed attempts included (see `MaxToolCalls`)."""
+    return MetricResult(*max_tool_calls_of(actual, max_calls, include_failed, agent, include_subagents))
+
+
+def max_tool_calls_of(
+    actual: Calls, max_calls: int, include_failed: bool, agent: str | None, include_subagents: bool
+) -> tuple[bool, str]:
+    """`max_tool_calls`' value and reason."""
     if isinstance(actual, Trajectory):
-        if (missing := missing_agent(actual, agent)) is not None:
-            return MetricResult(False, missing)
+        if agent is not None and (missing := missing_agent(actual, agent)) is not None:
+            return False, missing
         count = actual.call_count(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
     else:
         count = len(_given_names(actual))
-    reason = f'{count} tool call(s), budget={max_calls}{scope_suffix(agent, include_subagents)}'
-    return MetricResult(count <= max_calls, reason)
+    return count <= max_calls, f'{count} tool call(s), budget={max_calls}{scope_suffix(agent, include_subagents)}'
 
 
 def max_model_requests(
@@ -255,11 +346,29 @@ def argument_correctness(
     include_subagents: bool = True,
 ) -> MetricResult:
     """`True` when one call of `tool_name` got `expected_arguments` (see `ArgumentCorrectness`)."""
-    matches: Sequence[ToolCall] | Sequence[CallView]
+    return MetricResult(
+        *argument_correctness_of(
+            actual, tool_name, expected_arguments, match_mode, occurrence, include_failed, agent, include_subagents
+        )
+    )
+
+
+def argument_correctness_of(
+    actual: Calls,
+    tool_name: str,
+    expected_arguments: Mapping[str, Any],
+    match_mode: Literal['exact', 'subset'],
+    occurrence: Literal['first', 'last'] | int,
+    include_failed: bool,
+    agent: str | None,
+    include_subagents: bool,
+) -> tuple[bool, str]:
+    """`argument_correctness`'s value and reason (what the evaluator reports, without a `MetricResult`)."""
+    matches: CallList | list[CallView]
     if isinstance(actual, Trajectory):
-        if (missing := missing_agent(actual, agent)) is not None:
-            return MetricResult(False, missing)
-        # A lazy sequence: picking the last of 200 calls makes (and parses) one record.
+        if agent is not None and (missing := missing_agent(actual, agent)) is not None:
+            return False, missing
+        # A lazy sequence: checking the last of 200 calls parses one span's arguments, no record.
         matches = actual.calls(
             include_failed=include_failed, agent=agent, include_subagents=include_subagents, name=tool_name
         )
@@ -267,27 +376,30 @@ def argument_correctness(
         matches = [call for call in _given_calls(actual) if call.name == tool_name]
     scope = scope_suffix(agent, include_subagents)
     if not matches:
-        return MetricResult(False, f'No calls to tool {tool_name!r} were recorded.{scope}')
-    picked: ToolCall | CallView | None = None
+        return False, f'No calls to tool {tool_name!r} were recorded.{scope}'
+    position: int | None = None
     if occurrence == 'first':
-        picked = matches[0]
+        position = 0
     elif occurrence == 'last':
-        picked = matches[-1]
+        position = len(matches) - 1
     elif isinstance(occurrence, int) and 0 <= occurrence < len(matches):
-        picked = matches[occurrence]
-    call = _view(picked) if isinstance(picked, ToolCall) else picked
-    if call is None:
-        return MetricResult(
+        position = occurrence
+    if position is None:
+        return (
             False,
             f'Tool {tool_name!r} was called {len(matches)} time(s); occurrence={occurrence!r} does not select any'
             " of them (must be 'first', 'last', or a 0-based index; negative ints are not supported)." + scope,
         )
-    if call.args is None:
-        return MetricResult(False, f'Tool {tool_name!r} arguments {call.problem}{scope}')
-    problems = diff_arguments(call.args, expected_arguments, match_mode)
+    if isinstance(matches, CallList):
+        args, problem = matches.arguments(position)
+    else:
+        args, problem = matches[position].args, matches[position].problem
+    if args is None:
+        return False, f'Tool {tool_name!r} arguments {problem}{scope}'
+    problems = diff_arguments(args, expected_arguments, match_mode)
     if problems:
-        return MetricResult(False, f'Tool {tool_name!r} argument mismatch: {"; ".join(problems)}{scope}')
-    return MetricResult(True, f'Tool {tool_name!r} called with {short_repr(call.args)}{scope}')
+        return False, f'Tool {tool_name!r} argument mismatch: {"; ".join(problems)}{scope}'
+    return True, f'Tool {tool_name!r} called with {short_repr(args)}{scope}'
 
 
 # -- ragas' argument-aware metrics ---------------------------------------------------------------------

@@ -93,10 +93,18 @@ class F1Score:
 
     def describe(self, label: str) -> str:
         """The figures in the fixed form reasons use, e.g. `LCS=2, precision=2/3=0.667, ...`."""
-        return (
-            f'{label}={self.matched}, precision={self.matched}/{self.actual}={self.precision:.3f}, '
-            f'recall={self.matched}/{self.expected}={self.recall:.3f}, F1={self.value:.3f}'
-        )
+        return f1_figures(self.matched, self.actual, self.expected, label)[1]
+
+
+def f1_figures(matched: int, actual: int, expected: int, label: str) -> tuple[float, str]:
+    """`F1Score(matched, actual, expected)`'s value and `describe(label)`, each figure computed once."""
+    precision = matched / actual if actual else 0.0
+    recall = matched / expected if expected else 0.0
+    value = f1(precision, recall)
+    return value, (
+        f'{label}={matched}, precision={matched}/{actual}={precision:.3f}, '
+        f'recall={matched}/{expected}={recall:.3f}, F1={value:.3f}'
+    )
 
 
 def lcs_score(expected: Sequence[Hashable], actual: Sequence[Hashable]) -> F1Score:

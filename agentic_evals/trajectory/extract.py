@@ -37,27 +37,41 @@ def extract_trajectory(tree: SpanTree) -> Trajectory:
     evaluators free. The cache holds the tree weakly and also checks the span count, so a tree
     that gains spans after extraction is extracted again.
     """
+    # The evaluators of a case ask one after another: the last tree extracted is checked first,
+    # without the lock (the entry is one tuple, read whole; the identity check makes it safe).
+    last = _last[0]
+    if last is not None and last[0]() is tree and last[1] == len(tree.nodes_by_id):
+        return last[2]
     key = id(tree)
     with _cache_lock:
         cached = _cache.get(key)
     if cached is not None:
         ref, size, trajectory = cached
         if ref() is tree and size == len(tree.nodes_by_id):
+            _last[0] = cached
             return trajectory
     trajectory = _extract(tree)
     ref = weakref.ref(tree, partial(_forget, key))
+    entry = (ref, len(tree.nodes_by_id), trajectory)
     with _cache_lock:
-        _cache[key] = (ref, len(tree.nodes_by_id), trajectory)
+        _cache[key] = entry
+    _last[0] = entry
     return trajectory
 
 
-_cache: dict[int, tuple[weakref.ref[SpanTree], int, Trajectory]] = {}
+_Entry = tuple[weakref.ref[SpanTree], int, Trajectory]
+_cache: dict[int, _Entry] = {}
 _cache_lock = threading.Lock()
+_last: list[_Entry | None] = [None]
+"""The entry of the tree extracted or found last (dropped with its tree, like the others)."""
 
 
-def _forget(key: int, _: object, cache: dict[int, Any] = _cache) -> None:
-    # Bound as a default so it still works while the interpreter tears module globals down.
+def _forget(key: int, ref: object, cache: dict[int, Any] = _cache, last: list[Any] = _last) -> None:
+    # Bound as defaults so it still works while the interpreter tears module globals down.
     cache.pop(key, None)
+    entry = last[0]
+    if entry is not None and entry[0] is ref:
+        last[0] = None
 
 
 def _extract(tree: SpanTree) -> Trajectory:
@@ -75,6 +89,18 @@ class SpanSource:
     pydantic-evals keeps a tree's nodes in start order (ties in insertion order), the order its
     built-ins sort calls into.
     """
+
+    __slots__ = (
+        '_adopters_made',
+        '_counts',
+        '_issuers',
+        '_nodes',
+        '_order',
+        '_ordered',
+        '_requests',
+        '_structure',
+        '_walked',
+    )
 
     def __init__(self, nodes: Collection[SpanNode]) -> None:
         self._nodes = nodes
@@ -182,6 +208,10 @@ class SpanSource:
             issued_by=issuers(self._position(index)),
             is_output_function=kind == 'output',
         )
+
+    def call_arguments(self, index: int) -> tuple[dict[str, Any] | None, str | None]:
+        arguments = REGISTRY.arguments(self._calls()[0][index][SPAN])
+        return arguments.parsed, arguments.problem
 
     def make_requests(self) -> tuple[ModelRequest, ...]:
         paths = self.agent_structure().request_paths

@@ -35,6 +35,20 @@ class Issuers:
     requests near the call, and build an index only when that does not find the answer.
     """
 
+    __slots__ = (
+        '_before',
+        '_by_call_id',
+        '_by_parent',
+        '_calls',
+        '_found',
+        '_id_scans',
+        '_recoveries',
+        '_registry',
+        '_requests',
+        '_scans',
+        '_texts',
+    )
+
     def __init__(self, calls: list[Call], requests: list[Request], registry: Registry = REGISTRY) -> None:
         self._registry = registry
         self._calls = calls
@@ -266,8 +280,8 @@ def _parallel_tasks_in_issue_order(
     index = 0
     while index + 1 < len(calls):
         a, b = calls[index][SPAN], calls[index + 1][SPAN]
-        if a.parent is b.parent or b.start_timestamp >= a.end_timestamp:
-            index += 1
+        if a.parent is b.parent or b.start_timestamp >= a.end_timestamp or _inside(b, a):
+            index += 1  # a call made inside another (a sub-agent's, in an agent-as-tool) is not its sibling task
             continue
         issuer = issuers(index)
         end = index + 1
@@ -291,6 +305,16 @@ def _parallel_tasks_in_issue_order(
                     order[slot] = current[source - index]
         index = end
     return order
+
+
+def _inside(node: SpanNode, outer: SpanNode) -> bool:
+    """Whether `outer` is an ancestor of `node`."""
+    parent = node.parent
+    while parent is not None:
+        if parent is outer:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _sibling_slots(calls: list[Call], first: int, run: int, issuer: int, issuers: Issuers) -> list[int]:

@@ -9,14 +9,15 @@ spans themselves.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Protocol, overload
+from typing import Any, Protocol, TypeVar, overload
 
 from .records import AgentRun, AgentStructure, CallKind, ModelRequest, ToolCall, belongs_to
 
 _SelectionKey = tuple[bool, str | None, bool, str | None]
+_T = TypeVar('_T')
 
 
 class CallList(Sequence[ToolCall]):
@@ -41,6 +42,12 @@ class CallList(Sequence[ToolCall]):
         if isinstance(index, slice):
             return [self._trajectory._call(i) for i in self._indices[index]]
         return self._trajectory._call(self._indices[index])
+
+    def arguments(self, index: int) -> tuple[dict[str, Any] | None, str | None]:
+        """The parsed arguments of item `index` and why they are `None` (`ToolCall.arguments` and
+        `arguments_problem`), without making its record: a check of one call's arguments reads
+        nothing else of its span."""
+        return self._trajectory._call_arguments(self._indices[index])
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str):
@@ -79,6 +86,10 @@ class TrajectorySource(Protocol):
         """The record of call `index` in call order."""
         ...
 
+    def call_arguments(self, index: int) -> tuple[dict[str, Any] | None, str | None]:
+        """`make_call(index)`'s `arguments` and `arguments_problem`, reading nothing else."""
+        ...
+
     def make_requests(self) -> tuple[ModelRequest, ...]: ...
 
     def notes(self) -> tuple[str, ...]: ...
@@ -101,6 +112,24 @@ class Trajectory:
     scoring pass over 2,000 calls touches a list of names, not 2,000 objects, and only
     `ArgumentCorrectness`'s few calls are ever parsed. Treat it as read-only.
     """
+
+    # One is made per tree: slots make that (and every read of its parts) a little cheaper.
+    __slots__ = (
+        '__weakref__',
+        '_agent_names',
+        '_kinds',
+        '_memo',
+        '_name_lists',
+        '_names',
+        '_notes',
+        '_records',
+        '_request_total',
+        '_requests',
+        '_selections',
+        '_source',
+        '_structure',
+        '_unrecognised',
+    )
 
     def __init__(
         self,
@@ -125,6 +154,7 @@ class Trajectory:
         self._unrecognised: str | object | None = _UNKNOWN
         self._agent_names: set[str] | None = None
         self._name_lists: dict[_SelectionKey, list[str]] = {}
+        self._memo: dict[Hashable, Any] = {}
 
     @classmethod
     def from_source(cls, source: TrajectorySource) -> Trajectory:
@@ -142,7 +172,17 @@ class Trajectory:
         trajectory._unrecognised = _UNKNOWN
         trajectory._agent_names = None
         trajectory._name_lists = {}
+        trajectory._memo = {}
         return trajectory
+
+    def memo(self, key: Hashable, make: Callable[[], _T]) -> _T:
+        """`make()`, made once per trajectory and `key`: what the evaluators of one case derive
+        alike from it (a name list's counts, its text in a reason) is derived once. The trajectory
+        is read-only, so a derived value never goes stale."""
+        value = self._memo.get(key, _UNKNOWN)
+        if value is _UNKNOWN:
+            value = self._memo[key] = make()
+        return value  # type: ignore[no-any-return]
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -270,6 +310,13 @@ class Trajectory:
             assert self._source is not None
             record = self._records[index] = self._source.make_call(index)
         return record
+
+    def _call_arguments(self, index: int) -> tuple[dict[str, Any] | None, str | None]:
+        record = self._records[index]
+        if record is not None:
+            return record.arguments, record.arguments_problem
+        assert self._source is not None
+        return self._source.call_arguments(index)
 
     # -- model requests ------------------------------------------------------------------------
 
