@@ -22,8 +22,8 @@ results. `--gzip` writes `.gz` files.
 
 **What is measured**: each configuration runs in a fresh interpreter (`run ... --no-progress
 --results FILE`): wall time, traces per second, and the peak resident memory of the driver and of
-the largest worker (`getrusage` for the pool's children; Ray's processes read from `/proc` before
-the cluster stops).
+the largest worker (`getrusage` for the pool's children; the local Ray cluster's processes, this
+process's descendants, read from `/proc` before the cluster stops).
 """
 
 from __future__ import annotations
@@ -197,19 +197,31 @@ def generate(directory: Path, traces: int, *, lean: bool, gzipped: bool, seed: i
     print(f'{traces:,} traces in {time.perf_counter() - started:.0f} s: {size / 1e9:.2f} GB')
 
 
-def _ray_peaks() -> list[int]:
-    """Peak resident memory (KiB) of every process of this one's Ray cluster, from `/proc/*/status`."""
-    peaks = []
-    for status in Path('/proc').glob('[0-9]*/status'):
+def _descendant_peaks() -> list[int]:
+    """Peak resident memory (KiB, `VmHWM`) of every process descended from this one: a local Ray
+    cluster's raylet, object store and workers (and nothing of another cluster on the machine)."""
+    parents: dict[int, int] = {}
+    for stat in Path('/proc').glob('[0-9]*/stat'):
         try:
-            text = status.read_text()
-            cmdline = (status.parent / 'cmdline').read_bytes()
+            fields = stat.read_text().rsplit(')', 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    mine = {os.getpid()}
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in mine and pid not in mine:
+                mine.add(pid)
+                grew = True
+    peaks = []
+    for pid in mine - {os.getpid()}:
+        try:
+            status = Path(f'/proc/{pid}/status').read_text()
         except OSError:
             continue
-        if b'ray' in cmdline and status.parent.name != str(os.getpid()):
-            for line in text.splitlines():
-                if line.startswith('VmHWM:'):
-                    peaks.append(int(line.split()[1]))
+        peaks += [int(line.split()[1]) for line in status.splitlines() if line.startswith('VmHWM:')]
     return peaks
 
 
@@ -224,7 +236,7 @@ def inner(argv: list[str], ray: bool) -> None:
     started = time.perf_counter()
     code = main(argv)
     wall = time.perf_counter() - started
-    workers = _ray_peaks() if ray else [resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]
+    workers = _descendant_peaks() if ray else [resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]
     if ray:
         ray_module.shutdown()
     driver = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
