@@ -19,9 +19,9 @@ user's command does:
 | dataset YAML parsing | `offline/suite.py` `_read` (read, parse, compose, construct) |
 | dataset building | `offline/suite.py` `_check_names` and `_build` (pydantic-evals' `Dataset.from_dict`) |
 | trace loading | `traces/_load.py` `load_traces` and its generator `_stream` (every resumption) |
-| extraction and evaluators | `cli/run.py` `_score`, less the trace loading and the case details in it |
+| extraction and evaluators | `cli/run.py` `_score`, less the trace loading and the case details in it (each row's spooling too) |
 | case details | `reports/case_trace.py` `case_details` (timelines, alignments) |
-| report document and gates | `document_from_report`, `check_gates` |
+| report document and gates | `ReportBuilder.document` (the spooled document), `check_gates` (each case read back from the spool) |
 | terminal table | `reports/table.py` `print_report` |
 | report repr on the way out | `asyncio/base_futures.py` `_future_repr_info` (a done task's repr, its result's too) |
 | the rest | imports, argument parsing, the verdict line, everything else |
@@ -58,7 +58,7 @@ PARTS: list[tuple[str, list[tuple[str, str]]]] = [
     (
         'report document and gates',
         [
-            ('agentic_evals/reports/document.py', 'document_from_report'),
+            ('agentic_evals/reports/stream.py', 'document'),
             ('agentic_evals/reports/gates.py', 'check_gates'),
         ],
     ),
