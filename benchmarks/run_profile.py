@@ -19,9 +19,9 @@ user's command does:
 | dataset YAML parsing | `offline/suite.py` `_read` (read, parse, compose, construct) |
 | dataset building | `offline/suite.py` `_check_names` and `_build` (pydantic-evals' `Dataset.from_dict`) |
 | trace loading | `traces/_load.py` `load_traces` and its generator `_stream` (every resumption) |
-| extraction and evaluators | `cli/run.py` `_score`, less the trace loading and the case details in it (each row's spooling too) |
+| extraction and evaluators | `cli/run.py` `_score`, less the trace loading and the case details (rows spooled too) |
 | case details | `reports/case_trace.py` `case_details` (timelines, alignments) |
-| report document and gates | `ReportBuilder.document` (the spooled document), `check_gates` (each case read back from the spool) |
+| report document and gates | `ReportBuilder.document` (the spooled document), `check_gates` (cases read back) |
 | terminal table | `reports/table.py` `print_report` |
 | report repr on the way out | `asyncio/base_futures.py` `_future_repr_info` (a done task's repr, its result's too) |
 | the rest | imports, argument parsing, the verdict line, everything else |
