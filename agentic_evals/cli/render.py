@@ -32,14 +32,14 @@ def add_parser(commands: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     from ..reports.document import read_document
     from ..reports.gates import check_gates
-    from ..reports.html import render_html
+    from ..reports.html import html_chunks
     from ..reports.terminal import make_console, print_verdict
-    from .common import write_text
+    from .common import write_chunks
 
     document = read_document(args.report)
     check_writable(args.html)
     gates = gates_from_args(args, expected=document.expected_results())
     verdict = check_gates(document, gates)
-    write_text(args.html, render_html(document, gates, verdict))
+    write_chunks(args.html, html_chunks(document, gates, verdict))
     print_verdict(make_console(sys.stdout), verdict.summary, passed=verdict.passed)
     return EXIT_PASS if verdict.passed else EXIT_FAIL

@@ -97,6 +97,13 @@ def add_parser(commands: Any) -> None:
     )
     scale.add_argument('--address', metavar='ADDRESS', help='the Ray cluster to connect to (with --engine ray)')
     scale.add_argument(
+        '--judge-concurrency',
+        type=_workers,
+        default=4,
+        metavar='N',
+        help='with --engine ray, the LLM judges of at most N cases wait on the model at once (default: 4)',
+    )
+    scale.add_argument(
         '--results-format',
         choices=['jsonl', 'parquet'],
         default='jsonl',
@@ -133,7 +140,7 @@ def _workers(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f'expected a whole number of processes, 1 or more, got {text!r}')
+        raise argparse.ArgumentTypeError(f'expected a whole number, 1 or more, got {text!r}')
     return value
 
 
@@ -194,6 +201,8 @@ def _check_scale(args: argparse.Namespace) -> None:
             raise UsageError("--engine ray needs Ray: pip install 'agentic-evals-otel[ray]'") from None
     elif args.address is not None:
         raise UsageError('--address names a Ray cluster: use it with --engine ray')
+    elif args.judge_concurrency != 4:
+        raise UsageError('--judge-concurrency is for --engine ray (locally, cases are judged one at a time)')
     if args.group_by is not None and (args.workers > 1 or args.engine == 'ray'):
         raise UsageError('--group-by conversation needs every turn in one process: leave out --workers and --engine')
 
@@ -292,6 +301,7 @@ def _score(
                 results=args.results,
                 results_format=args.results_format,
                 listener=listener,
+                judge_concurrency=args.judge_concurrency,
             )
         else:
             outcome = run_local(job, sources, builder, workers=args.workers, listener=listener)

@@ -34,6 +34,7 @@ def evaluate_trace_files(
     results_format: Literal['jsonl', 'parquet'] = 'jsonl',
     group_by: GroupBy | None = None,
     details: bool = False,
+    judge_concurrency: int = 4,
 ) -> ReportDocument:
     """Score the traces in `sources` (files, directories, globs; `s3://` and `gs://` URIs with Ray)
     with a dataset's evaluators, or with `evaluators` on every trace, and return the report document.
@@ -42,7 +43,8 @@ def evaluate_trace_files(
     at `address`, else a local one; needs `agentic-evals-otel[ray]`). The document is the same on
     every engine. Its cases are read back from a temporary file as they are iterated: iterate, do not
     index. `results` (Ray only) is a directory for one record per case and result (`results_format`).
-    `details` draws each case's timeline and alignments (for an HTML or JSON report).
+    `details` draws each case's timeline and alignments (for an HTML or JSON report). With Ray, the LLM
+    judges of at most `judge_concurrency` cases wait on the model at once.
     """
     if dataset is not None and evaluators:
         raise ValueError('pass a dataset (its evaluators run) or evaluators (every trace a case), not both')
@@ -59,7 +61,7 @@ def evaluate_trace_files(
         from .ray import run_ray
 
         run_ray(job, paths, builder, address=address, results=None if results is None else str(results),
-                results_format=results_format)  # fmt: skip
+                results_format=results_format, judge_concurrency=judge_concurrency)  # fmt: skip
     else:
         if results is not None:
             raise ValueError("results is a directory of the Ray engine's part files; locally, iterate the document")

@@ -246,8 +246,13 @@ def test_the_builder_gives_one_report_whatever_the_arrival_order() -> None:
 def test_bad_scale_flags_are_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     base = ('run', str(DATASET), traces('baseline'))
     for argv, message in [
-        (('--workers', '0'), "argument --workers: expected a whole number of processes, 1 or more, got '0'"),
-        (('--workers', 'two'), "argument --workers: expected a whole number of processes, 1 or more, got 'two'"),
+        (('--workers', '0'), "argument --workers: expected a whole number, 1 or more, got '0'"),
+        (('--workers', 'two'), "argument --workers: expected a whole number, 1 or more, got 'two'"),
+        (('--judge-concurrency', '0'), "argument --judge-concurrency: expected a whole number, 1 or more, got '0'"),
+        (
+            ('--judge-concurrency', '8'),
+            '--judge-concurrency is for --engine ray (locally, cases are judged one at a time)',
+        ),
         (('--address', 'auto'), '--address names a Ray cluster: use it with --engine ray'),
         (
             ('--group-by', 'conversation', '--workers', '2'),
