@@ -6,7 +6,7 @@ The reasons are phrased to follow "Tool 'name' arguments ...", so evaluators can
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic_evals.otel.span_tree import AttributeValue
@@ -19,11 +19,26 @@ message, and shallow enough that comparing and printing it stays far from the re
 
 TOO_DEEP = f'nested too deeply (more than {MAX_DEPTH} levels)'
 
+_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+"""The scanner `json.loads` uses without options (a decoder made with the defaults)."""
+
 
 def load_json(text: str | bytes) -> Any:
     """`json.loads`, but JSON nested more than `MAX_DEPTH` levels is a `ValueError`, never a
     `RecursionError`: a recorded value must not be able to crash an evaluation."""
-    brackets = text.count(b'[') + text.count(b'{') if isinstance(text, bytes) else text.count('[') + text.count('{')
+    if isinstance(text, bytes):
+        brackets = text.count(b'[') + text.count(b'{')
+    else:
+        brackets = text.count('[') + text.count('{')
+        if brackets <= MAX_DEPTH:
+            # `json.loads` of text with no whitespace around the value is its decoder's scanner at
+            # 0 reaching the end: called directly, without the Python layers around it (most of
+            # the time of a small object). Anything else, errors included, goes to `json.loads`.
+            try:
+                value, end = _scan_once(text, 0)
+            except (StopIteration, ValueError):
+                return json.loads(text)
+            return value if end == len(text) else json.loads(text)
     if brackets <= MAX_DEPTH:
         return json.loads(text)  # too few brackets to nest too deeply: the common case, unchecked
     try:
@@ -82,10 +97,11 @@ def recorded_arguments(attributes: Mapping[str, AttributeValue], keys: tuple[str
     OTel attributes hold scalars and scalar sequences, so arguments recorded as anything but the JSON
     text the conventions say are reported as such rather than guessed at.
     """
-    raw = next((value for key in keys if isinstance(value := attributes.get(key), str)), None)
-    if raw is not None:
-        parsed, problem = parse_arguments(raw)
-        return Arguments(parsed, raw, problem)
+    for key in keys:  # a loop, not `next` over a generator: asked for every checked call
+        raw = attributes.get(key)
+        if isinstance(raw, str):
+            parsed, problem = parse_arguments(raw)
+            return Arguments(parsed, raw, problem)
     recorded = next((value for key in keys if (value := attributes.get(key)) is not None), None)
     if recorded is None:
         return None

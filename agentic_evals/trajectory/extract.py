@@ -11,11 +11,9 @@ records, arguments, issuers and agent paths are made only for what is read.
 
 from __future__ import annotations
 
-import threading
 import weakref
 from collections import Counter
 from collections.abc import Collection
-from functools import partial
 from operator import itemgetter
 from typing import Any
 
@@ -37,38 +35,46 @@ def extract_trajectory(tree: SpanTree) -> Trajectory:
     evaluators free. The cache holds the tree weakly and also checks the span count, so a tree
     that gains spans after extraction is extracted again.
     """
-    # The evaluators of a case ask one after another: the last tree extracted is checked first,
-    # without the lock (the entry is one tuple, read whole; the identity check makes it safe).
+    # The evaluators of a case ask one after another: the last tree extracted is checked first.
+    # No lock: each read and write below is one dict or list operation, atomic on its own, and an
+    # entry found is used only when its weak reference still points at this very tree.
     last = _last[0]
     if last is not None and last[0]() is tree and last[1] == len(tree.nodes_by_id):
         return last[2]
     key = id(tree)
-    with _cache_lock:
-        cached = _cache.get(key)
+    cached = _cache.get(key)
     if cached is not None:
         ref, size, trajectory = cached
         if ref() is tree and size == len(tree.nodes_by_id):
             _last[0] = cached
             return trajectory
     trajectory = _extract(tree)
-    ref = weakref.ref(tree, partial(_forget, key))
+    ref = _TreeRef(tree, _forget)
+    ref.key = key
     entry = (ref, len(tree.nodes_by_id), trajectory)
-    with _cache_lock:
-        _cache[key] = entry
+    _cache[key] = entry
     _last[0] = entry
     return trajectory
 
 
-_Entry = tuple[weakref.ref[SpanTree], int, Trajectory]
+class _TreeRef(weakref.ref[SpanTree]):
+    """A weak reference to a cached tree that knows its cache key (cheaper than a `partial`)."""
+
+    __slots__ = ('key',)
+    key: int
+
+
+_Entry = tuple[_TreeRef, int, Trajectory]
 _cache: dict[int, _Entry] = {}
-_cache_lock = threading.Lock()
 _last: list[_Entry | None] = [None]
 """The entry of the tree extracted or found last (dropped with its tree, like the others)."""
 
 
-def _forget(key: int, ref: object, cache: dict[int, Any] = _cache, last: list[Any] = _last) -> None:
+def _forget(ref: _TreeRef, cache: dict[int, Any] = _cache, last: list[Any] = _last) -> None:
     # Bound as defaults so it still works while the interpreter tears module globals down.
-    cache.pop(key, None)
+    entry = cache.get(ref.key)
+    if entry is not None and entry[0] is ref:  # not a newer tree's entry under a reused id
+        cache.pop(ref.key, None)
     entry = last[0]
     if entry is not None and entry[0] is ref:
         last[0] = None
@@ -124,22 +130,29 @@ class SpanSource:
             self._walked = walk(self._nodes)
         return self._walked
 
-    def _calls(self) -> tuple[list[Call], Issuers]:
-        """The calls in call order, and the issuers of the walk's positions."""
-        if self._ordered is None or self._issuers is None:
+    def _calls(self) -> list[Call]:
+        """The calls in call order."""
+        if self._ordered is None:
             walked = self._walk()
             calls = walked.calls
-            self._issuers = Issuers(calls, walked.requests)
-            self._order = in_issue_order(calls, walked.invalid, walked.requests, self._issuers)
+            self._order = in_issue_order(calls, walked.invalid, walked.requests, self._issuers_of)
             self._ordered = calls if self._order is None else [calls[i] for i in self._order]
-        return self._ordered, self._issuers
+        return self._ordered
+
+    def _issuers_of(self) -> Issuers:
+        """The issuers of the walk's positions: made when a call's issuer is first asked (most
+        trees are put in call order without asking any)."""
+        if self._issuers is None:
+            walked = self._walk()
+            self._issuers = Issuers(walked.calls, walked.requests)
+        return self._issuers
 
     def _position(self, index: int) -> int:
         """The walk position of call `index` (call order)."""
         return index if self._order is None else self._order[index]
 
     def columns(self) -> tuple[list[str], list[CallKind]]:
-        calls, _ = self._calls()
+        calls = self._calls()
         names = list(map(itemgetter(NAME), calls))
         kinds: list[SpanKind] = list(map(itemgetter(KIND), calls))
         if 'invalid' in kinds:
@@ -172,13 +185,14 @@ class SpanSource:
 
     def agent_structure(self) -> AgentStructure:
         if self._structure is None:
-            calls, _ = self._calls()
+            calls = self._calls()
             request_spans = [request[REQUEST_SPAN] for request in self._walk().requests]
             self._structure = agent_structure(self._nodes, [call[SPAN] for call in calls], request_spans)
         return self._structure
 
     def make_call(self, index: int) -> ToolCall:
-        calls, issuers = self._calls()
+        calls = self._calls()
+        issuers = self._issuers_of()
         node, name, kind = calls[index]
         # One record needs one path: climbing its ancestors beats walking the tree for all of them.
         if self._structure is not None:
@@ -210,7 +224,7 @@ class SpanSource:
         )
 
     def call_arguments(self, index: int) -> tuple[dict[str, Any] | None, str | None]:
-        arguments = REGISTRY.arguments(self._calls()[0][index][SPAN])
+        arguments = REGISTRY.arguments(self._calls()[index][SPAN])
         return arguments.parsed, arguments.problem
 
     def make_requests(self) -> tuple[ModelRequest, ...]:

@@ -7,6 +7,7 @@ issue order needs the issuers of the few calls around a validation failure, and 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from itertools import accumulate
 
 from pydantic_evals.otel.span_tree import SpanNode
@@ -222,7 +223,11 @@ class _Recovery:
 
 
 def in_issue_order(
-    calls: list[Call], invalid: list[int], requests: list[Request], issuers: Issuers, registry: Registry = REGISTRY
+    calls: list[Call],
+    invalid: list[int],
+    requests: list[Request],
+    issuers_of: Callable[[], Issuers],
+    registry: Registry = REGISTRY,
 ) -> list[int] | None:
     """Walk positions in call order (`None` when that is walk order): start order, except that each
     model response's calls take the order the model issued them in.
@@ -234,6 +239,8 @@ def in_issue_order(
     calls are permuted among the group's own slots, so calls of other runs in between (a
     sub-agent's) stay where time put them; an approved deferred call, run on resumption in a new
     run, is not a sibling of its old group.
+
+    `issuers_of` gives the issuers, asked only when a call's issuer is needed.
     """
     order: list[int] | None = None
     seen: set[tuple[int, int]] = set()
@@ -244,6 +251,7 @@ def in_issue_order(
         if calls[index + 1][SPAN].parent is not parent:
             continue
         run = id(parent)
+        issuers = issuers_of()
         issuer = issuers.direct(index)
         if issuer is not None:
             # Issued in its own run: the group is the run's calls until the run's next response.
@@ -264,11 +272,15 @@ def in_issue_order(
             order = order or list(range(len(calls)))
             for slot, source in zip(slots, by_issue, strict=True):
                 order[slot] = slots[source]
-    return _parallel_tasks_in_issue_order(calls, order, requests, issuers, registry)
+    return _parallel_tasks_in_issue_order(calls, order, requests, issuers_of, registry)
 
 
 def _parallel_tasks_in_issue_order(
-    calls: list[Call], order: list[int] | None, requests: list[Request], issuers: Issuers, registry: Registry
+    calls: list[Call],
+    order: list[int] | None,
+    requests: list[Request],
+    issuers_of: Callable[[], Issuers],
+    registry: Registry,
 ) -> list[int] | None:
     """Calls a framework runs as parallel tasks, each under a span of its own (LangGraph's `tools`),
     start in whatever order the tasks get going: a run of such calls (overlapping in time, under
@@ -283,6 +295,7 @@ def _parallel_tasks_in_issue_order(
         if a.parent is b.parent or b.start_timestamp >= a.end_timestamp or _inside(b, a):
             index += 1  # a call made inside another (a sub-agent's, in an agent-as-tool) is not its sibling task
             continue
+        issuers = issuers_of()
         issuer = issuers(index)
         end = index + 1
         while (

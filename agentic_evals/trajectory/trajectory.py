@@ -267,8 +267,13 @@ class Trajectory:
         if selected is None:
             names = self._columns()
             if agent is None and include_subagents:  # the common case, in one pass
-                allowed = ('ok', 'failed') if include_failed else ('ok',)
-                selected = [n for n, kind in zip(names, self._kinds, strict=True) if kind in allowed]
+                kinds = self._kinds
+                kept = kinds.count('ok') + (kinds.count('failed') if include_failed else 0)
+                if kept == len(names):  # every call kept (counted in C): the names as they are
+                    selected = names.copy()
+                else:
+                    allowed = ('ok', 'failed') if include_failed else ('ok',)
+                    selected = [n for n, kind in zip(names, kinds, strict=True) if kind in allowed]
             else:
                 selected = [names[i] for i in self._select(include_failed, agent, include_subagents, None)]
             self._name_lists[key] = selected

@@ -12,12 +12,13 @@ classifier is asked through `Registry.classify_rest`, one call per span holding 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Final, NamedTuple
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from ..conventions.family import IGNORED, MODEL_REQUEST, RequestSpans, SpanKind, ToolSpans
+from ..conventions.family import IGNORED, MODEL_REQUEST, Answer, RequestSpans, SpanKind, ToolSpans
 from ..conventions.genai import non_text_tool_name
 from ..conventions.registry import REGISTRY, Registry
 
@@ -45,6 +46,56 @@ def _first_request_spans(registry: Registry) -> RequestSpans:
     return registry.request_rules[0] if registry.request_rules else _NO_REQUEST_SPANS
 
 
+_WalkSettings = tuple[
+    str,
+    tuple[str, ...],
+    frozenset[str],
+    frozenset[str],
+    frozenset[str],
+    str,
+    tuple[str, ...],
+    str | None,
+    str,
+    object,
+    str,
+    str,
+    frozenset[str],
+    str | None,
+    bool,
+    Callable[[SpanNode, list[str]], Answer] | None,
+    tuple[str, ...],
+]
+
+
+@lru_cache(maxsize=16)
+def _walk_settings(registry: Registry) -> _WalkSettings:
+    """What `walk` reads of `registry`'s first descriptions, gathered once per registry (a registry's
+    rules never change): on a small tree, gathering them on every walk is a visible share of it."""
+    tool = _first_tool_spans(registry)
+    request = _first_request_spans(registry)
+    return (
+        tool.name_key,
+        tool.span_prefixes,
+        tool.span_names,
+        tool.not_calls,
+        tool.output_span_names,
+        tool.output_message_key or _NEVER,
+        tool.output_message_prefixes,
+        tool.deferred_key,
+        tool.rejected_key or _NEVER,
+        tool.rejected_value if tool.rejected_key else _NEVER,  # never equal to a missing key's None
+        request.model_key,
+        request.operation_key,
+        request.operations,
+        request.excluded_key,
+        # A span holding the tool marker is never a request when that marker is the excluded key
+        # (GenAI's): the request check then skips it, and skips the excluded key on the others.
+        request.excluded_key == tool.name_key,
+        registry.classify_rest if registry.has_rest else None,
+        registry.rest_markers,
+    )
+
+
 class Walked(NamedTuple):
     """What one walk over a tree found, in the tree's (start) order."""
 
@@ -63,24 +114,25 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
     invalid: list[int] = []
     notes: list[str] = []
     add_call, add_request = calls.append, requests.append
-    tool = _first_tool_spans(registry)
-    tool_key, prefixes, span_names, not_calls = tool.name_key, tool.span_prefixes, tool.span_names, tool.not_calls
-    output_names, message_key, message_prefixes = (
-        tool.output_span_names,
-        tool.output_message_key or _NEVER,
-        tool.output_message_prefixes,
-    )
-    deferred_key, rejected_key = tool.deferred_key, tool.rejected_key or _NEVER
-    rejected_value = tool.rejected_value if tool.rejected_key else _NEVER  # never equal to a missing key's None
-    request = _first_request_spans(registry)
-    model_key, operation_key, operations, excluded_key = (
-        request.model_key,
-        request.operation_key,
-        request.operations,
-        request.excluded_key,
-    )
-    rest = registry.classify_rest if registry.has_rest else None
-    markers = registry.rest_markers
+    (
+        tool_key,
+        prefixes,
+        span_names,
+        not_calls,
+        output_names,
+        message_key,
+        message_prefixes,
+        deferred_key,
+        rejected_key,
+        rejected_value,
+        model_key,
+        operation_key,
+        operations,
+        excluded_key,
+        excluded_is_tool,
+        rest,
+        markers,
+    ) = _walk_settings(registry)
     for node in nodes:
         attributes = node.attributes
         if tool_key in attributes:
@@ -110,17 +162,34 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
                     kind = 'ok'
                 add_call((node, name, kind))
                 continue
-        if model_key in attributes and excluded_key not in attributes and attributes.get(operation_key) in operations:
+            if not excluded_is_tool and (
+                model_key in attributes
+                and excluded_key not in attributes
+                and attributes.get(operation_key) in operations
+            ):
+                add_request((node, len(calls)))
+                continue
+        elif (
+            model_key in attributes
+            and (excluded_is_tool or excluded_key not in attributes)
+            and attributes.get(operation_key) in operations
+        ):
             add_request((node, len(calls)))
             continue
-        if rest is not None and _holds_any(attributes, markers):
-            answer = rest(node, notes)
-            if answer is MODEL_REQUEST:
-                add_request((node, len(calls)))
-            elif answer is not None and answer is not IGNORED:
-                if answer[1] == 'invalid':
-                    invalid.append(len(calls))
-                add_call((node, *answer))
+        if rest is None:
+            continue
+        for marker in markers:  # `_holds_any`, inlined: asked of every span no rule above claimed
+            if marker in attributes:
+                break
+        else:
+            continue
+        answer = rest(node, notes)
+        if answer is MODEL_REQUEST:
+            add_request((node, len(calls)))
+        elif answer is not None and answer is not IGNORED:
+            if answer[1] == 'invalid':
+                invalid.append(len(calls))
+            add_call((node, *answer))
     return Walked(calls, requests, invalid, notes)
 
 
