@@ -2,7 +2,7 @@
 
 Usage (from the repository root):
 
-    python -m benchmarks.scale_bench generate DIR --traces N [--lean] [--gzip]
+    python -m benchmarks.scale_bench generate DIR --traces N [--lean] [--gzip] [--max-spans K]
     python -m benchmarks.scale_bench measure DIR [--workers 1 2] [--ray] [--dataset] [--files K]
 
 **The traces** are real runs of the scripted support agent of `fixtures/support_agent.py` (a `support`
@@ -162,7 +162,9 @@ class _Template:
         return ''.join([fresh[piece] if i % 2 else piece for i, piece in enumerate(pieces)]) + '\n'
 
 
-def generate(directory: Path, traces: int, *, lean: bool, gzipped: bool, seed: int = 5) -> None:
+def generate(
+    directory: Path, traces: int, *, lean: bool, gzipped: bool, max_spans: int | None = None, seed: int = 5
+) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     cached = directory / 'real-runs.json'  # the real runs are most of a small set's time: made once
@@ -170,6 +172,8 @@ def generate(directory: Path, traces: int, *, lean: bool, gzipped: bool, seed: i
         cached.write_text(json.dumps(real_runs(min(REAL_RUNS, traces), seed)))
     runs = json.loads(cached.read_text())
     templates = [_Template(json.dumps(_trimmed(r, lean=lean), separators=(',', ':'))) for r in runs]
+    if max_spans is not None:  # the smallest runs only: per-case costs weigh most there
+        templates = [t for t in templates if len(t.span_ids) <= max_spans]
     spans = [len(t.span_ids) for t in templates]
     print(f'{len(templates)} real runs, {min(spans)} to {max(spans)} spans ({sum(spans) / len(spans):.1f} on average)')
     rng = random.Random(seed)
@@ -295,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument('--traces', type=int, default=100_000)
     make.add_argument('--lean', action='store_true')
     make.add_argument('--gzip', action='store_true')
+    make.add_argument('--max-spans', type=int, help='only the real runs of at most N spans')
     run = commands.add_parser('measure')
     run.add_argument('directory', type=Path)
     run.add_argument('--workers', type=int, nargs='*', default=[1, 2])
@@ -306,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument('--ray', action='store_true')
     args = parser.parse_args(argv)
     if args.command == 'generate':
-        generate(args.directory, args.traces, lean=args.lean, gzipped=args.gzip)
+        generate(args.directory, args.traces, lean=args.lean, gzipped=args.gzip, max_spans=args.max_spans)
     elif args.command == 'measure':
         measure(args.directory, args.workers, ray=args.ray, dataset=args.dataset, files_limit=args.files)
     else:
