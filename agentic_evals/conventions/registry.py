@@ -182,6 +182,7 @@ class Registry:
             )
         }
         self._agent_run = self._asked['agent_run']
+        self._arguments = self._asked['arguments']
         self._losing = tuple(f for f in self.families if type(f).loses_parent_run is not Family.loses_parent_run)
 
     def families_in(self, nodes: Iterable[SpanNode]) -> list[str]:
@@ -242,8 +243,11 @@ class Registry:
         return answer
 
     def arguments(self, node: SpanNode) -> Arguments:
-        answer: Arguments | None = _first(self._asked['arguments'], node)
-        return Arguments(None, None, NOT_RECORDED) if answer is None else answer
+        for ask in self._arguments:  # `_first`, inlined: asked for every checked call
+            answer: Arguments | None = ask(node)
+            if answer is not None:
+                return answer
+        return Arguments(None, None, NOT_RECORDED)
 
     def result(self, node: SpanNode) -> str | None:
         answer: str | None = _first(self._asked['result'], node)

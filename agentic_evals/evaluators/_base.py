@@ -180,7 +180,9 @@ def prepared_names(evaluator: object, field: str) -> NameList | None:
     list after construction is still seen.
     """
     names = getattr(evaluator, field)
-    cache: dict[str, NameList] = evaluator.__dict__.setdefault('_prepared_names', {})
+    cache: dict[str, NameList] | None = evaluator.__dict__.get('_prepared_names')
+    if cache is None:
+        cache = evaluator.__dict__['_prepared_names'] = {}
     found = cache.get(field)
     if found is not None and type(names) is list and found.names == names:
         return found

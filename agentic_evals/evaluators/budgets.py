@@ -21,7 +21,7 @@ from ..scoring.checks import (
     task_duration,
     token_problems,
 )
-from ..scoring.metrics import budget_reason, max_model_requests, max_tool_calls_of
+from ..scoring.metrics import budget_reason, calls_budget_reason, max_model_requests, max_tool_calls_of
 from ..trajectory.records import FailureStage
 from ..trajectory.trajectory import Trajectory
 from . import _checks as checks
@@ -63,8 +63,12 @@ class MaxToolCalls(TrajectoryEvaluator):
         ]
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
-        if trajectory.call_count(include_failed=True) == 0 and (note := trajectory.unrecognised) is not None:
+        every = trajectory.call_count(include_failed=True)
+        if every == 0 and (note := trajectory.unrecognised) is not None:
             return EvaluationReason(value=False, reason=f'no tool call counted: {note}')
+        if self.include_failed and self.agent is None and self.include_subagents:
+            # `max_tool_calls_of`'s count is the one just made: not counted again.
+            return EvaluationReason(value=every <= self.max_calls, reason=calls_budget_reason(every, self.max_calls))
         value, reason = max_tool_calls_of(
             trajectory, self.max_calls, self.include_failed, self.agent, self.include_subagents
         )

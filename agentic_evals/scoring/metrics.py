@@ -137,8 +137,12 @@ def _observed_names(
     if isinstance(actual, Trajectory):
         if agent is not None and (missing := missing_agent(actual, agent)) is not None:
             return NothingToScore(missing)
+        key = (NameList, include_failed, agent, include_subagents)
+        found = actual.memoised(key)  # every evaluator but the first finds it: no closure made
+        if found is not None:
+            return found  # type: ignore[no-any-return]
         return actual.memo(
-            (NameList, include_failed, agent, include_subagents),
+            key,
             lambda: NameList(
                 actual.call_names(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
             ),
@@ -308,7 +312,12 @@ def max_tool_calls_of(
         count = actual.call_count(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
     else:
         count = len(_given_names(actual))
-    return count <= max_calls, f'{count} tool call(s), budget={max_calls}{scope_suffix(agent, include_subagents)}'
+    return count <= max_calls, calls_budget_reason(count, max_calls, agent, include_subagents)
+
+
+def calls_budget_reason(count: int, max_calls: int, agent: str | None = None, include_subagents: bool = True) -> str:
+    """The `MaxToolCalls` reason, shared with the evaluator's unscoped path."""
+    return f'{count} tool call(s), budget={max_calls}{scope_suffix(agent, include_subagents)}'
 
 
 def max_model_requests(

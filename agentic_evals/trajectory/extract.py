@@ -153,8 +153,8 @@ class SpanSource:
 
     def columns(self) -> tuple[list[str], list[CallKind]]:
         calls = self._calls()
-        names = list(map(itemgetter(NAME), calls))
-        kinds: list[SpanKind] = list(map(itemgetter(KIND), calls))
+        names = list(map(_NAME_OF, calls))
+        kinds: list[SpanKind] = list(map(_KIND_OF, calls))
         if 'invalid' in kinds:
             kinds = [_KINDS[kind] for kind in kinds]
         return names, kinds  # type: ignore[return-value]  # no 'invalid' left
@@ -295,6 +295,9 @@ def model_request_spans(tree: SpanTree) -> list[SpanNode]:
     assert isinstance(source, SpanSource)
     return source.request_spans()
 
+
+_NAME_OF = itemgetter(NAME)
+_KIND_OF = itemgetter(KIND)
 
 _KINDS: dict[SpanKind, CallKind] = {
     'ok': 'ok',

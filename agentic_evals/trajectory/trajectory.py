@@ -184,6 +184,10 @@ class Trajectory:
             value = self._memo[key] = make()
         return value  # type: ignore[no-any-return]
 
+    def memoised(self, key: Hashable) -> Any:
+        """What `memo(key, ...)` made, or `None` when nothing was made for `key` yet."""
+        return self._memo.get(key)
+
     @property
     def notes(self) -> tuple[str, ...]:
         """Spans that looked like tool calls but could not be read, with the reason they were skipped."""

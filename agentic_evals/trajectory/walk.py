@@ -34,6 +34,7 @@ REQUEST_SPAN: Final = 0
 CALLS_BEFORE: Final = 1
 
 _NEVER = '\x00'  # a key no span holds: stands for a description's unset keys
+_ABSENT: Final = object()  # what `get` returns for a key a span does not hold (any value may be held)
 _NO_TOOL_SPANS = ToolSpans(_NEVER)
 _NO_REQUEST_SPANS = RequestSpans(_NEVER, _NEVER, frozenset())
 
@@ -135,10 +136,10 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
     ) = _walk_settings(registry)
     for node in nodes:
         attributes = node.attributes
-        if tool_key in attributes:
+        name = attributes.get(tool_key, _ABSENT)  # one look-up for the marker and the tool name
+        if name is not _ABSENT:
             span_name = node.name
             if type(span_name) is str and (span_name.startswith(prefixes) or span_name in span_names):
-                name = attributes[tool_key]
                 if type(name) is not str:
                     notes.append(non_text_tool_name(node, tool_key))
                     continue
