@@ -83,13 +83,49 @@ def _lines_by_path(data: object, lines: dict[int, list[int]], path: str = '') ->
     return found
 
 
-@pytest.mark.parametrize('text', [DOCUMENT, SUPPORT.read_text(encoding='utf-8')], ids=['document', 'support'])
+WITHOUT_ALIASES = DOCUMENT.replace('<<: *defaults', '<<: {agent: support}').replace('&defaults ', '')
+
+
+@pytest.mark.parametrize(
+    'text', [DOCUMENT, WITHOUT_ALIASES, SUPPORT.read_text(encoding='utf-8')], ids=['document', 'no-alias', 'support']
+)
 def test_libyaml_builds_the_same_data_and_item_lines_as_the_pure_loader(text: str) -> None:
-    fast, fast_lines = suite._parse_yaml(suite._FastLoader, text)
     pure, pure_lines = suite._parse_yaml(suite._Loader, text)
-    assert fast == pure
-    assert _lines_by_path(fast, fast_lines) == _lines_by_path(pure, pure_lines)
-    assert _lines_by_path(fast, fast_lines)  # the comparison compared something
+    loaders = [suite._FastLoader, *([suite._ComposingLoader] if '*' not in text else [])]
+    for loader in loaders:
+        fast, fast_lines = suite._parse_yaml(loader, text)
+        assert fast == pure
+        assert _lines_by_path(fast, fast_lines) == _lines_by_path(pure, pure_lines)
+    assert _lines_by_path(pure, pure_lines)  # the comparison compared something
+
+
+def test_a_document_without_aliases_is_composed_by_libyaml_too() -> None:
+    assert suite._loader_for(WITHOUT_ALIASES) is suite._ComposingLoader
+    assert suite._loader_for(DOCUMENT) is suite._FastLoader  # an alias: composed with the limits on expansion
+    assert suite._loader_for('a: "5 * 3"\n') is suite._FastLoader  # any star, to be safe
+
+
+@pytest.mark.parametrize('depth', [99, 100, 101, 900, 1500])
+def test_libyaml_composing_keeps_the_nesting_limit(tmp_path: Path, depth: int) -> None:
+    """Nested past MAX_DEPTH, in flow and in block style, is the same error, on the same line, as before."""
+    for text in (
+        'cases: ' + '[' * depth + ']' * depth + '\n',
+        'cases:\n' + ''.join(f'{" " * i}- \n' for i in range(depth)),
+    ):
+        path = tmp_path / 'deep.yaml'
+        path.write_text(text, encoding='utf-8')
+        results = []
+        for loader in (suite._ComposingLoader, suite._FastLoader, suite._Loader):
+            try:
+                suite._parse_yaml(loader, text)
+                results.append('ok')
+            except suite.yaml.YAMLError:
+                results.append('error')
+        assert results == [results[-1]] * 3
+        if results[-1] == 'error':
+            with pytest.raises(FileError, match=f'invalid YAML: nested more than {suite.MAX_DEPTH} levels deep'):
+                load_dataset(path)
+    assert (depth <= 98) == (results[-1] == 'ok')  # the block text nests two deeper than its dashes
 
 
 def test_a_dataset_file_is_parsed_by_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,12 +138,13 @@ def test_a_dataset_file_is_parsed_by_libyaml(monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setattr(suite, '_parse_yaml', spy)
     load_dataset(SUPPORT)
-    assert used == [suite._FastLoader]
+    assert used == [suite._ComposingLoader]  # no alias in it: libyaml composes it too
 
 
 def test_without_libyaml_the_pure_loader_reads_the_same_suite(monkeypatch: pytest.MonkeyPatch) -> None:
     fast = load_dataset(SUPPORT)
     monkeypatch.setattr(suite, '_FastLoader', None)
+    monkeypatch.setattr(suite, '_ComposingLoader', None)
     pure = load_dataset(SUPPORT)
     assert fast.dataset is not None and pure.dataset is not None
     assert [(c.name, c.inputs, repr(c.evaluators)) for c in fast.dataset.cases] == [
@@ -125,6 +162,7 @@ def test_an_error_is_worded_as_the_pure_loader_words_it(
     with pytest.raises(FileError) as fast:
         load_dataset(path)
     monkeypatch.setattr(suite, '_FastLoader', None)
+    monkeypatch.setattr(suite, '_ComposingLoader', None)
     with pytest.raises(FileError) as pure:
         load_dataset(path)
     assert str(fast.value) == str(pure.value)
