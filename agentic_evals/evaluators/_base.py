@@ -188,7 +188,7 @@ def prepared_names(evaluator: object, field: str) -> NameList | None:
         return found
     if type(names) is not list or not all(type(name) is str for name in names):
         return None
-    prepared = cache[field] = NameList(names.copy())
+    prepared = cache[field] = NameList(names.copy(), texts=True)
     return prepared
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..trajectory.records import ToolCall
-from ..trajectory.trajectory import CallList, Trajectory
+from ..trajectory.trajectory import Trajectory
 from .call_matching import CallView, accuracy, compare, counts, listing, near_misses, sections
 from .sequences import F1Score, diff_arguments, f1_figures, lcs_length, short_repr
 from .turns import score_turns
@@ -89,13 +89,30 @@ class NameList:
     same few names again per evaluator costs more than extracting them.
     """
 
-    __slots__ = ('_counts', '_summary', '_text', 'names')
+    __slots__ = ('_counts', '_ordered', '_summary', '_text', 'names', 'texts')
 
-    def __init__(self, names: list[str]) -> None:
+    def __init__(self, names: list[str], texts: bool = False) -> None:
         self.names = names
+        self.texts = texts  # every name is known to be a `str` (an evaluator's checked names)
         self._text: str | None = None
         self._counts: Counter[str] | None = None
         self._summary: str | None = None
+        self._ordered: list[str] | None = None
+
+    def same_multiset(self, called: list[str]) -> bool:
+        """Whether `called` holds these names, as often each (of the same length, the caller checks).
+
+        Names known to be text are compared sorted (one sort in C, cheaper than counting); others,
+        or a `called` that does not sort, are counted as `matched` does.
+        """
+        if self.texts:
+            if self._ordered is None:
+                self._ordered = sorted(self.names)
+            try:
+                return sorted(called) == self._ordered
+            except TypeError:  # not all text: counted below
+                pass
+        return self.matched(called) == len(self.names)
 
     @property
     def text(self) -> str:
@@ -212,9 +229,9 @@ def tool_correctness_of(
     called = _observed_names(actual, include_failed, agent, include_subagents)
     if isinstance(called, NothingToScore):
         return False, called.reason
-    scope = scope_suffix(agent, include_subagents)
+    scope = '' if agent is None and include_subagents else scope_suffix(agent, include_subagents)
     size = len(expected.names)
-    if len(called.names) == size and expected.matched(called.names) == size:
+    if len(called.names) == size and expected.same_multiset(called.names):
         # The same multiset: nothing missing or extra, and the called counts read as the expected.
         return True, f'called {expected.summary if size else "no tools"}{scope}'
     want, got = expected.counts, called.counts
@@ -273,7 +290,7 @@ def trajectory_match_of(
     called = _observed_names(actual, include_failed, agent, include_subagents)
     if isinstance(called, NothingToScore):
         return 0.0, called.reason
-    scope = scope_suffix(agent, include_subagents)
+    scope = '' if agent is None and include_subagents else scope_suffix(agent, include_subagents)
     same = called.names == expected.names
     actual_text = expected.text if same else called.text  # equal lists print alike: printed once
     if order == 'exact':
@@ -373,17 +390,15 @@ def argument_correctness_of(
     include_subagents: bool,
 ) -> tuple[bool, str]:
     """`argument_correctness`'s value and reason (what the evaluator reports, without a `MetricResult`)."""
-    matches: CallList | list[CallView]
+    matches: list[int] | list[CallView]
     if isinstance(actual, Trajectory):
         if agent is not None and (missing := missing_agent(actual, agent)) is not None:
             return False, missing
-        # A lazy sequence: checking the last of 200 calls parses one span's arguments, no record.
-        matches = actual.calls(
-            include_failed=include_failed, agent=agent, include_subagents=include_subagents, name=tool_name
-        )
+        # Positions, not records: checking the last of 200 calls parses one span's arguments.
+        matches = actual.call_positions(include_failed, agent, include_subagents, tool_name)
     else:
         matches = [call for call in _given_calls(actual) if call.name == tool_name]
-    scope = scope_suffix(agent, include_subagents)
+    scope = '' if agent is None and include_subagents else scope_suffix(agent, include_subagents)
     if not matches:
         return False, f'No calls to tool {tool_name!r} were recorded.{scope}'
     position: int | None = None
@@ -399,10 +414,12 @@ def argument_correctness_of(
             f'Tool {tool_name!r} was called {len(matches)} time(s); occurrence={occurrence!r} does not select any'
             " of them (must be 'first', 'last', or a 0-based index; negative ints are not supported)." + scope,
         )
-    if isinstance(matches, CallList):
-        args, problem = matches.arguments(position)
+    if isinstance(actual, Trajectory):
+        args, problem = actual.call_arguments(matches[position])  # type: ignore[arg-type]  # positions here
     else:
-        args, problem = matches[position].args, matches[position].problem
+        call = matches[position]
+        assert isinstance(call, CallView)
+        args, problem = call.args, call.problem
     if args is None:
         return False, f'Tool {tool_name!r} arguments {problem}{scope}'
     problems = diff_arguments(args, expected_arguments, match_mode)

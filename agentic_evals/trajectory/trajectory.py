@@ -313,6 +313,18 @@ class Trajectory:
             self._selections[key] = selected
         return selected
 
+    def call_positions(
+        self, include_failed: bool, agent: str | None, include_subagents: bool, name: str | None
+    ) -> list[int]:
+        """Where `calls(...)`'s items are among all calls (cached; do not modify): for a look-up of
+        one item without making a sequence of them."""
+        return self._select(include_failed, agent, include_subagents, name)
+
+    def call_arguments(self, position: int) -> tuple[dict[str, Any] | None, str | None]:
+        """The parsed arguments of the call at `position` (see `call_positions`) and why they are
+        `None`, as its record says, without making the record."""
+        return self._call_arguments(position)
+
     def _call(self, index: int) -> ToolCall:
         record = self._records[index]
         if record is None:
