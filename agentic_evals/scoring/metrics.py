@@ -81,6 +81,10 @@ def _given_calls(actual: Sequence[str] | Sequence[Mapping[str, Any]]) -> list[Ca
     return [_parse_call(item, i) for i, item in enumerate(actual)]
 
 
+_SORTED_UP_TO = 256
+"""The most names `NameList.same_multiset` compares sorted (a sort grows faster than a count)."""
+
+
 class NameList:
     """Tool names in call order, with what reasons and multiset scores read of them made once each.
 
@@ -102,10 +106,10 @@ class NameList:
     def same_multiset(self, called: list[str]) -> bool:
         """Whether `called` holds these names, as often each (of the same length, the caller checks).
 
-        Names known to be text are compared sorted (one sort in C, cheaper than counting); others,
-        or a `called` that does not sort, are counted as `matched` does.
+        A few names known to be text are compared sorted (one sort in C, cheaper than counting);
+        others, or a `called` that does not sort, are counted as `matched` does (linear in them).
         """
-        if self.texts:
+        if self.texts and len(called) <= _SORTED_UP_TO:
             if self._ordered is None:
                 self._ordered = sorted(self.names)
             try:
