@@ -170,7 +170,7 @@ class _Share:
     """What one worker sends back for its share of the traces: its rows spooled in a file, and the rest."""
 
     rows: str
-    """The spool file: the rows, and (name, trace id, warnings) of each trace that has warnings, in order."""
+    """The spool file: the rows, and (place, name, trace id, warnings) of each trace that has warnings."""
     count: int
     traces: int
     hits: list[TraceHits]
@@ -228,8 +228,8 @@ def _share(
             continue
         share.traces += 1
         _count(0, 1)
-        if trace.warnings:  # in the spool, in order: a run of bad traces must not fill memory
-            pickle.dump((trace.name, trace.trace_id, trace.warnings), out, protocol=pickle.HIGHEST_PROTOCOL)
+        if trace.warnings:  # in the spool, with the trace's place: a run of bad traces must not fill memory
+            pickle.dump((arrival, trace.name, trace.trace_id, trace.warnings), out, protocol=pickle.HIGHEST_PROTOCOL)
             share.count += 1
         if job.index is None:
             write([score_trace(job, trace, (arrival,))])
@@ -285,29 +285,28 @@ class _Pool:
 
     def _gather(self, pool: ProcessPoolExecutor, wanted: dict[str, list[int]] | None) -> list[_Share]:
         """Run every partition, folding each share's rows into the builder as its worker finishes."""
-        futures: set[Future[_Share]] = {
-            pool.submit(_work, self.sources, part, self.workers, wanted) for part in range(self.workers)
-        }
-        shares: list[_Share] = []
+        futures = [pool.submit(_work, self.sources, part, self.workers, wanted) for part in range(self.workers)]
+        shares: dict[Future[_Share], _Share] = {}
+        waiting = set(futures)
         try:
-            while futures:
-                done, futures = wait(futures, timeout=_POLL, return_when=FIRST_COMPLETED)
+            while waiting:
+                done, waiting = wait(waiting, timeout=_POLL, return_when=FIRST_COMPLETED)
                 self._progress()
                 for future in done:
                     try:
-                        share = future.result()
+                        shares[future] = future.result()
                     except BrokenProcessPool:
                         raise AgenticEvalsError(
                             'a worker process died (killed, or out of memory?); run again, with fewer --workers'
                         ) from None
-                    shares.append(share)
-                    self._fold(share)
+            ordered = [shares[future] for future in futures]  # by partition: the same messages, in one order
+            self._fold(ordered)
         finally:
-            for future in futures:
+            for future in waiting:
                 future.cancel()
-            for share in shares:
+            for share in shares.values():
                 _remove(share.rows)
-        return shares
+        return ordered
 
     def _progress(self) -> None:
         """Pass on how many traces the workers read and rows they made since the last look."""
@@ -317,23 +316,30 @@ class _Pool:
                 callback(now - self.shown[which])
             self.shown[which] = now
 
-    def _fold(self, share: _Share) -> None:
+    def _fold(self, shares: list[_Share]) -> None:
+        """The shares' rows into the builder; their warnings passed on as one process would give them: the
+        files' first (each once: every worker reads every file's ids), then the traces', in their order."""
         listener = self.listener
-        for warning in share.warnings:
-            if warning not in self.seen:
-                self.seen.add(warning)
-                if listener.warning is not None:
-                    listener.warning(warning)
-        _add(self.builder, self._read(share), Listener())  # counted already, as the workers made them
+        for share in shares:
+            for warning in share.warnings:
+                if warning not in self.seen:
+                    self.seen.add(warning)
+                    if listener.warning is not None:
+                        listener.warning(warning)
+        warned: list[tuple[int, str, str, Sequence[str]]] = []
+        for share in shares:
+            _add(self.builder, self._read(share, warned), Listener())  # counted already, as the workers made them
+        if listener.trace_warnings is not None:
+            for _, name, trace_id, warnings in sorted(warned, key=lambda item: item[0]):
+                listener.trace_warnings(name, trace_id, warnings)
 
-    def _read(self, share: _Share) -> Iterator[Row]:
-        """The share's rows, passing on the trace warnings spooled between them."""
+    def _read(self, share: _Share, warned: list[tuple[int, str, str, Sequence[str]]]) -> Iterator[Row]:
+        """The share's rows; the trace warnings spooled between them go to `warned`."""
         with open(share.rows, 'rb') as spool:
             for _ in range(share.count):
                 item = pickle.load(spool)
-                if len(item) == 3:
-                    if self.listener.trace_warnings is not None:
-                        self.listener.trace_warnings(*item)
+                if len(item) == 4:
+                    warned.append(item)
                 else:
                     yield item
 

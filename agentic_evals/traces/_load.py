@@ -12,6 +12,7 @@ limit, corrupt or truncated gzip data, an unreadable file) raises before the fir
 from __future__ import annotations
 
 import logging
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -76,8 +77,12 @@ def load_partition(
 
 
 def partition_of(trace_id: str, parts: int) -> int:
-    """Which of `parts` partitions a (normalized) trace id belongs to: its last 8 hex digits, spread evenly."""
-    return int(trace_id[-8:], 16) % parts
+    """Which of `parts` partitions a (normalized) trace id belongs to, the same in every process.
+
+    A checksum of the whole id, not its digits: generators that fix some bits (an odd id, say, so it
+    is never zero) would put every trace in one partition.
+    """
+    return zlib.crc32(trace_id.encode()) % parts
 
 
 def _stream(

@@ -333,3 +333,20 @@ def test_a_worker_that_dies_is_one_clear_error() -> None:
         evaluate_trace_files(traces('regressed'), evaluators=[DiesInAWorker(os.getpid())], workers=2)
     assert str(raised.value) == 'a worker process died (killed, or out of memory?); run again, with fewer --workers'
     assert evaluate_trace_files(traces('regressed'), evaluators=[DiesInAWorker(os.getpid())]).totals.cases == 4
+
+
+def test_partitions_share_ids_that_fix_some_bits() -> None:
+    """Odd ids (a generator that keeps ids from being zero), sequential ids: every worker gets a share."""
+    from agentic_evals.traces._load import partition_of
+
+    rng = random.Random(1)
+    for ids in (
+        [f'{rng.getrandbits(128) | 1:032x}' for _ in range(1000)],
+        [f'{i:032x}' for i in range(1, 1001)],
+        [f'{i << 64:032x}' for i in range(1, 1001)],
+    ):
+        for parts in (2, 3, 8):
+            counts = [0] * parts
+            for trace_id in ids:
+                counts[partition_of(trace_id, parts)] += 1
+            assert min(counts) > 1000 / parts / 2, (parts, counts)
