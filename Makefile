@@ -14,7 +14,7 @@ PY310_CANDIDATES := python3.10 $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/pyth
 MIN_PYTHON ?= $(firstword $(shell for p in $(PY310_CANDIDATES); do $$p -c '' >/dev/null 2>&1 && echo $$p; done) $(PYTHON))
 MIN_VENV := .venv-min
 
-.PHONY: install demo test test-fast lint typecheck pytest test-min bench bench-frameworks bench-langchain bench-html bench-run fuzz clean browser
+.PHONY: install demo test test-fast lint typecheck pytest test-min bench bench-frameworks bench-langchain bench-html bench-run bench-scale fuzz clean browser
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -94,6 +94,14 @@ bench-html: install browser
 # `run` on 10,000 generated support-agent traces: wall time and the share of each part under cProfile.
 bench-run: install
 	$(BIN)/python -m benchmarks.run_profile
+
+# Scale (benchmarks/scale_bench.py): 100,000 traces of 10 to 50 spans, scored at 10k and 100k by one process,
+# two workers and Ray on this machine (about 25 minutes; the set, 330 MB gzipped, is made once in SCALE_DIR).
+SCALE_DIR ?= /tmp/agentic-evals-scale
+bench-scale: install
+	test -f $(SCALE_DIR)/traces-0009.otlp.jsonl.gz || $(BIN)/python -m benchmarks.scale_bench generate $(SCALE_DIR) --traces 100000 --lean --gzip
+	$(BIN)/python -m benchmarks.scale_bench measure $(SCALE_DIR) --files 1 --workers 1 2 --ray
+	$(BIN)/python -m benchmarks.scale_bench measure $(SCALE_DIR) --files 10 --workers 1 2 --ray
 
 # The fuzzing harness (tests/fuzz) at a size CI does not afford: FUZZ_CASES cases or examples per test.
 FUZZ_CASES ?= 5000
