@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.workload import ROOT, Call, Plan, _spans
+from benchmarks.workload import ROOT, Call, Plan, _run, _spans
 
 PER_FILE = 10_000
 REAL_RUNS = 200
@@ -84,18 +84,6 @@ def plan_run(rng: random.Random, index: int) -> Plan:
         order_id=order_id,
         answer=f'Your refund for order {order_id} is on its way.',
     )
-
-
-async def _run(plan: Plan, name: str, provider: Any) -> None:
-    sys.path.insert(0, str(ROOT / 'fixtures'))
-    from pydantic_ai import InstrumentationSettings
-    from support_agent import SupportCase, _agents  # type: ignore[import-not-found]
-
-    case = SupportCase(prompt=plan.prompt, baseline=plan.steps, regressed=plan.steps, answer=plan.answer)
-    settings = InstrumentationSettings(tracer_provider=provider, version=5)
-    support = _agents(case, 'regressed' if plan.regressed else 'baseline', settings)
-    with provider.get_tracer('benchmarks.scale').start_as_current_span(f'case: {name}', attributes={'case_name': name}):
-        await support.run(plan.prompt)
 
 
 def real_runs(count: int, seed: int) -> list[dict[str, Any]]:

@@ -42,13 +42,7 @@ def load_traces(*sources: str | Path, on_warning: Callable[[str], None] | None =
     be read.
     """
     warn = on_warning or _log
-    readers: list[Reader] = []
-    for path, found in expand_sources(sources, warn):
-        try:
-            readers.append(open_reader(path, len(readers), found=found))
-        except Stray as stray:
-            warn(str(stray))
-    return _stream(readers, warn)
+    return _stream(_readers(sources, warn), warn)
 
 
 def read_traces(*sources: str | Path, on_warning: Callable[[str], None] | None = None) -> list[LoadedTrace]:
@@ -65,15 +59,20 @@ def load_partition(
     every trace's place, and decodes only the units that hold spans of its own traces.
     """
     warn = on_warning or _log
+    places: dict[str, int] = {}
+    stream = _stream(_readers(sources, warn), warn, (part, parts, places))
+    return ((places.pop(trace.trace_id, -1), trace) for trace in stream)
+
+
+def _readers(sources: tuple[str | Path, ...], warn: Callable[[str], None]) -> list[Reader]:
+    """A reader for every file the sources expand to, its format detected; stray files skipped with a warning."""
     readers: list[Reader] = []
     for path, found in expand_sources(sources, warn):
         try:
             readers.append(open_reader(path, len(readers), found=found))
         except Stray as stray:
             warn(str(stray))
-    places: dict[str, int] = {}
-    stream = _stream(readers, warn, (part, parts, places))
-    return ((places.pop(trace.trace_id, -1), trace) for trace in stream)
+    return readers
 
 
 def partition_of(trace_id: str, parts: int) -> int:
