@@ -159,18 +159,30 @@ def _reason(reason: str | None, shown: bool) -> str:
     return (reason or '') if shown else ''
 
 
+def _assertion_counts(document: ReportDocument) -> dict[str, tuple[int, int]]:
+    """(passed, evaluated) per assertion, in one pass over the cases (a spooled report reads each pass from disk)."""
+    counts: dict[str, list[int]] = {}
+    for case in document.cases:
+        for name, assertion in case.assertions.items():
+            count = counts.setdefault(name, [0, 0])
+            count[0] += assertion.value
+            count[1] += 1
+    return {name: (passed, total) for name, (passed, total) in counts.items()}
+
+
 def _averages_table(document: ReportDocument, gates: Gates) -> Table:
     table = Table(title='Averages', box=box.SIMPLE_HEAD, title_justify='left')
     for column in ('Result', 'Kind', 'Average', 'Gate'):
         table.add_column(column)
     averages = document.averages
+    counts = _assertion_counts(document) if averages.assertions else {}
     for name, value in averages.scores.items():
         threshold = gates.threshold_for(name)
         gate = _joined(_gate_cell(value, threshold), _case_gate_cell(document, gates, name))
         table.add_row(data_text(name), 'score', format_number(value, threshold), gate)
     for name, rate in averages.assertions.items():
-        counts = [c.assertions[name].value for c in document.cases if name in c.assertions]
-        shown = f'{rate:.1%} ({sum(counts)}/{len(counts)})'
+        passed, total = counts.get(name, (0, 0))
+        shown = f'{rate:.1%} ({passed}/{total})'
         threshold = gates.threshold_for(name)
         per_case = _case_gate_cell(document, gates, name)
         if threshold is not None or per_case.plain:
