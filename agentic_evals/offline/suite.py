@@ -310,16 +310,24 @@ class _Limits(_Constructing, yaml.composer.Composer):  # type: ignore[misc]
 
 
 def _deeper_than(root: Any, limit: int) -> bool:
-    """Whether a composed node graph nests more than `limit` nodes deep (counted as `_Limits` counts)."""
-    stack = [(root, 1)]
+    """Whether a composed node graph nests more than `limit` nodes deep (counted as `_Limits` counts).
+
+    Only collections are walked: a scalar's depth is its parent's plus one, known without a visit.
+    """
+    scalar, sequence = yaml.ScalarNode, yaml.SequenceNode
+    stack = [] if type(root) is scalar else [(root, 1)]
     while stack:
         node, depth = stack.pop()
-        if depth > limit:
+        value = node.value
+        if not value:
+            continue
+        if depth >= limit:  # its children are one deeper
             return True
-        if isinstance(node, yaml.SequenceNode):
-            stack += [(child, depth + 1) for child in node.value]
-        elif isinstance(node, yaml.MappingNode):
-            stack += [(child, depth + 1) for pair in node.value for child in pair]
+        below = depth + 1
+        if type(node) is sequence:
+            stack += [(child, below) for child in value if type(child) is not scalar]
+        else:
+            stack += [(child, below) for pair in value for child in pair if type(child) is not scalar]
     return False
 
 
