@@ -1,9 +1,10 @@
 """`load_traces`: expand sources into files, then stream their traces out one by one.
 
 Two passes over the files. The first finds, per trace id, the last unit (line, protobuf
-`ResourceSpans`, or whole file) that mentions it, without decoding JSON. The second decodes unit
-by unit and yields a trace as soon as its last unit is in, so memory holds only the traces still
-open (for a JSON lines file written trace by trace, one), not the file. A single JSON document
+`ResourceSpans`, or whole file) that mentions it, without decoding JSON, into a `TraceIndex` on
+disk. The second decodes unit by unit and yields a trace as soon as its last unit is in, so
+memory holds only the traces still open (for a JSON lines file written trace by trace, one), not
+the file nor an entry per trace id. A single JSON document
 has no smaller unit and is parsed whole. Problems in a unit surface when the second pass reaches
 it: traces yielded before stay valid. Only what stops the first pass too (a line over the size
 limit, corrupt or truncated gzip data, an unreadable file) raises before the first trace.
@@ -18,7 +19,8 @@ from pathlib import Path
 
 from ._assemble import Assembler, LoadedTrace
 from ._detect import open_reader
-from ._readers import Reader, Stray, Unit
+from ._index import Ascending, TraceIndex
+from ._readers import Reader, Stray
 from ._sources import expand_sources
 
 _logger = logging.getLogger('agentic_evals.traces')
@@ -42,7 +44,7 @@ def load_traces(*sources: str | Path, on_warning: Callable[[str], None] | None =
     be read.
     """
     warn = on_warning or _log
-    return _stream(_readers(sources, warn), warn)
+    return (trace for _, trace in _stream(_readers(sources, warn), warn))
 
 
 def read_traces(*sources: str | Path, on_warning: Callable[[str], None] | None = None) -> list[LoadedTrace]:
@@ -59,9 +61,7 @@ def load_partition(
     every trace's place, and decodes only the units that hold spans of its own traces.
     """
     warn = on_warning or _log
-    places: dict[str, int] = {}
-    stream = _stream(_readers(sources, warn), warn, (part, parts, places))
-    return ((places.pop(trace.trace_id, -1), trace) for trace in stream)
+    return _stream(_readers(sources, warn), warn, (part, parts))
 
 
 def _readers(sources: tuple[str | Path, ...], warn: Callable[[str], None]) -> list[Reader]:
@@ -85,48 +85,59 @@ def partition_of(trace_id: str, parts: int) -> int:
 
 
 def _stream(
-    readers: list[Reader],
-    warn: Callable[[str], None],
-    partition: tuple[int, int, dict[str, int]] | None = None,
-) -> Iterator[LoadedTrace]:
-    last: dict[str, tuple[int, Unit]] = {}
-    wanted: dict[int, set[Unit]] | None = None if partition is None else {r.index: set() for r in readers}
-    for reader in readers:
-        for unit, trace_id in reader.scan():
-            last[trace_id] = (reader.index, unit)
-            if wanted is not None and partition is not None and partition_of(trace_id, partition[1]) == partition[0]:
-                wanted[reader.index].add(unit)
-    due: dict[tuple[int, Unit], list[str]] = {}
-    for trace_id, position in last.items():
-        due.setdefault(position, []).append(trace_id)
-    del last
-    if partition is not None:  # every trace's place in the order `load_traces` yields them
-        part, parts, places = partition
-        place = 0
-        for position in sorted(due, key=lambda p: (p[0], p[1] or 0)):
-            for trace_id in due[position]:
-                if partition_of(trace_id, parts) == part:
-                    places[trace_id] = place
-                place += 1
+    readers: list[Reader], warn: Callable[[str], None], partition: tuple[int, int] | None = None
+) -> Iterator[tuple[int, LoadedTrace]]:
+    """(place, trace) of each trace (of one partition, if given), place counting every partition's traces."""
+    index = TraceIndex()
+    try:
+        for reader in readers:
+            file = reader.index
+            for unit, trace_id in reader.scan():
+                mine = partition is None or partition_of(trace_id, partition[1]) == partition[0]
+                index.add(file, unit or 0, trace_id, wanted=mine and partition is not None)
+        yield from _second_pass(readers, warn, partition, index)
+    finally:
+        index.close()
 
+
+def _second_pass(
+    readers: list[Reader], warn: Callable[[str], None], partition: tuple[int, int] | None, index: TraceIndex
+) -> Iterator[tuple[int, LoadedTrace]]:
     assembler = Assembler([reader.path for reader in readers], warn)
+    endings = index.endings()
+    ending = next(endings, None)
+    place = 0
+    late: dict[str, int] = {}  # places of traces whose last unit the second pass never reached
+
+    def mine(trace_id: str) -> bool:
+        return partition is None or partition_of(trace_id, partition[1]) == partition[0]
+
     for reader in readers:
-        index = reader.index
+        file = reader.index
         try:
-            units = reader.read(assembler) if wanted is None else reader.read(assembler, wanted[index])
+            wanted = None if partition is None else Ascending(index.wanted(file))
+            units = reader.read(assembler, wanted)
             for unit in units:
-                finished = due.pop((index, unit), None)
-                if finished:
-                    for trace_id in finished:
-                        if partition is not None and partition_of(trace_id, partition[1]) != partition[0]:
-                            assembler.drop(trace_id)
-                            continue
-                        trace = assembler.pop(trace_id)
-                        if trace is not None:
-                            yield trace
+                here = (file, unit or 0)
+                while ending is not None and ending[:2] <= here:
+                    trace_id = ending[2]
+                    if ending[:2] < here:
+                        if mine(trace_id):
+                            late[trace_id] = place
+                    elif not mine(trace_id):
+                        assembler.drop(trace_id)
+                    elif (trace := assembler.pop(trace_id)) is not None:
+                        yield place, trace
+                    place += 1
+                    ending = next(endings, None)
         except Stray as stray:
             warn(str(stray))
-    # Only traces whose ids the first pass could not see (none in well-formed files) are left.
+        while ending is not None and ending[0] <= file:  # units a stray file's reading stopped before
+            if mine(ending[2]):
+                late[ending[2]] = place
+            place += 1
+            ending = next(endings, None)
+    # Only traces whose last units were never reached, or whose ids the first pass could not see, are left.
     for trace in assembler.rest():
-        if partition is None or partition_of(trace.trace_id, partition[1]) == partition[0]:
-            yield trace
+        if mine(trace.trace_id):
+            yield late.pop(trace.trace_id, -1), trace
