@@ -12,8 +12,10 @@ pydantic's hands) and on the digits of an integer (`MAX_INT_DIGITS`, Python's ow
 on every version). `read_limited` and `parse_json` are shared with the report reader.
 
 YAML is scanned and parsed by libyaml when PyYAML has it (`yaml.CSafeLoader`'s parser: a 10,000-case
-dataset reads several times faster), composed and constructed by PyYAML's Python code with the limits;
-an error is worded by the pure-Python loader, so messages and lines do not depend on the build.
+dataset reads several times faster), and composed by PyYAML's Python code with the limits, or by libyaml
+when the document has no alias; a document without aliases is then constructed by a short constructor of
+ours (`construct_plain`) with `SafeConstructor`'s values. An error is worded by the pure-Python loader,
+so messages and lines do not depend on the build.
 
 Scoring is `offline.scored_cases`: the CLI streams traces through it.
 """
@@ -367,6 +369,12 @@ def _fast_loader() -> Any:
     return FastLoader
 
 
+_SCALAR, _SEQUENCE, _MAPPING = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
+_STR, _NULL, _BOOL, _SEQ, _MAP = (f'tag:yaml.org,2002:{name}' for name in ('str', 'null', 'bool', 'seq', 'map'))
+_KEYS = frozenset({_STR, _NULL, _BOOL, 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float'})
+"""The tags of the keys a mapping may have to be constructed by `construct_plain` (not `<<` or `=`, say)."""
+
+
 def _composing_loader() -> Any:
     """The safe loader on libyaml's parser and composer, for documents without aliases (twice as fast).
 
@@ -392,6 +400,33 @@ def _composing_loader() -> Any:
                 return None
             if _deeper_than(node, MAX_DEPTH):  # the Python composer words it, with the line
                 raise yaml.composer.ComposerError(None, None, f'nested more than {MAX_DEPTH} levels deep', None)
+            return self.construct_plain(node)
+
+        def construct_plain(self, node: Any) -> Any:
+            """`construct_document(node)` for a tree (no aliases), taking PyYAML's long way only where needed.
+
+            `SafeConstructor` spends more time than libyaml's composer on a large dataset: every node goes
+            through `construct_object`'s bookkeeping and a generator. Here the plain nodes (mappings with
+            scalar keys, sequences, strings, nulls, booleans) become their values directly, exactly as
+            `SafeConstructor` makes them (a later duplicate key's value wins, in the first key's place);
+            everything else (numbers, timestamps, binary, merge keys, sets, complex keys, explicit tags,
+            errors) is the subtree's `construct_document`, with the hooks. With no aliases no node is shared,
+            so constructing subtrees apart builds the same data.
+            """
+            kind, tag, value = type(node), node.tag, node.value
+            if kind is _SCALAR:
+                if tag == _STR:
+                    return value
+                if tag == _NULL:
+                    return None
+                if tag == _BOOL and value.lower() in self.bool_values:
+                    return self.bool_values[value.lower()]
+            elif kind is _SEQUENCE and tag == _SEQ:
+                items = [self.construct_plain(child) for child in value]
+                self.item_lines[id(items)] = [child.start_mark.line + 1 for child in value]
+                return items
+            elif kind is _MAPPING and tag == _MAP and all(type(k) is _SCALAR and k.tag in _KEYS for k, _ in value):
+                return {self.construct_plain(k): self.construct_plain(v) for k, v in value}
             return self.construct_document(node)
 
     ComposingLoader.add_constructor('tag:yaml.org,2002:int', _Constructing.construct_yaml_int)
