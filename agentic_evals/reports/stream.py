@@ -6,7 +6,7 @@ order), pickles it to a temporary file and folds it into running aggregates. `do
 a `ReportDocument` whose `cases` and `failures` are `Spooled` sequences: each pass over them reads
 the file again, one entry at a time, in the order of the entries' keys, so every view of the report
 (gates, table, JSON, JUnit, Markdown) is the same as for a document held in memory, and costs one
-entry's memory plus a key and an offset per entry.
+entry's memory: the keys and offsets that give the order are in a temporary SQLite table.
 
 Averages are exact sums (`math.fsum` partials), so they do not depend on the order cases arrive in:
 one worker or many, local or on a cluster, give the same report.
@@ -18,8 +18,9 @@ import itertools
 import math
 import os
 import pickle
+import sqlite3
+import struct
 import tempfile
-from array import array
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import IO, Any, Generic, TypeVar, overload
 
@@ -73,17 +74,18 @@ class ExactSum:
 class Spooled(Sequence[T], Generic[T]):
     """Entries pickled in a file, read back one at a time in key order (one file read per pass).
 
-    Only the keys and the file offsets stay in memory. Indexing works, but each access reads the
-    file: the views iterate.
+    Indexing works, but each access reads the keys again: the views iterate.
     """
 
-    def __init__(self, file: IO[bytes], offsets: Sequence[int], order: Sequence[int]) -> None:
+    def __init__(self, file: IO[bytes], keys: _Keys, failures: bool, count: int, added: int) -> None:
         self._file = file
-        self._offsets = offsets
-        self._order = order
+        self._keys = keys
+        self._failures = failures
+        self._count = count
+        self._added = added  # entries of both kinds when the document was made: later ones are not in it
 
     def __len__(self) -> int:
-        return len(self._order)
+        return self._count
 
     @overload
     def __getitem__(self, index: int) -> T: ...
@@ -91,42 +93,62 @@ class Spooled(Sequence[T], Generic[T]):
     def __getitem__(self, index: slice) -> Sequence[T]: ...
     def __getitem__(self, index: int | slice) -> T | Sequence[T]:
         if isinstance(index, slice):
-            return [self._read(self._order[i]) for i in range(*index.indices(len(self)))]
-        return self._read(self._order[index])
+            return list(itertools.islice(self, *index.indices(len(self))))
+        position = index + len(self) if index < 0 else index
+        if not 0 <= position < len(self):
+            raise IndexError(index)
+        return next(itertools.islice(self, position, None))
 
     def __iter__(self) -> Iterator[T]:
-        for position in self._order:
-            yield self._read(position)
-
-    def _read(self, position: int) -> T:
-        self._file.seek(self._offsets[position])
-        entry: T = pickle.load(self._file)
-        return entry
+        for offset in self._keys.offsets(self._failures, self._added):
+            self._file.seek(offset)
+            entry: T = pickle.load(self._file)
+            yield entry
 
 
-class _Spool:
-    """One kind of entry: appended to the shared file, with its key."""
+_BATCH = 10_000
+"""Keys gathered in memory before they go to the table."""
+
+
+class _Keys:
+    """Each entry's key and offset in the spool, in a temporary SQLite table that sorts them on disk.
+
+    A key and an offset are only 16 bytes, but a million cases are still 16 MB, and sorting them in
+    Python takes twice that again; SQLite's sorter works in a bounded page cache.
+    """
 
     def __init__(self) -> None:
-        self.offsets = array('Q')
-        self.narrow = array('q')
-        """Keys of one int (every local run's), 8 bytes each; `wide` holds the others."""
-        self.wide: list[Key] = []
+        self._db = sqlite3.connect('', check_same_thread=False)  # '': private, on disk, gone on close
+        self._db.executescript(
+            """
+            PRAGMA cache_size = -8192;
+            PRAGMA journal_mode = OFF;
+            PRAGMA synchronous = OFF;
+            CREATE TABLE entries (failure INTEGER, key BLOB, offset INTEGER);
+            """
+        )
+        self._batch: list[tuple[bool, bytes, int]] = []
 
-    def add(self, key: Key, offset: int) -> None:
-        self.offsets.append(offset)
-        if len(key) == 1 and not self.wide:
-            self.narrow.append(key[0])
-            return
-        if self.narrow:  # the first key of another length: keep them all as tuples from now on
-            self.wide = [(k,) for k in self.narrow]
-            self.narrow = array('q')
-        self.wide.append(key)
+    def add(self, failure: bool, key: Key, offset: int) -> None:
+        # Big-endian, shifted to unsigned: bytes compare as the tuples do (a shorter prefix first).
+        self._batch.append((failure, struct.pack(f'>{len(key)}Q', *(k + 2**63 for k in key)), offset))
+        if len(self._batch) >= _BATCH:
+            self._flush()
 
-    def order(self) -> Sequence[int]:
-        keys: Sequence[Any] = self.wide or self.narrow
-        ordered = sorted(range(len(keys)), key=keys.__getitem__)
-        return array('Q', ordered)
+    def _flush(self) -> None:
+        if self._batch:
+            self._db.executemany('INSERT INTO entries VALUES (?, ?, ?)', self._batch)
+            self._batch.clear()
+
+    def offsets(self, failures: bool, added: int) -> Iterator[int]:
+        """Offsets of one kind of entry among the first `added` entries (what a document saw), in key order,
+        ties by arrival."""
+        self._flush()
+        query = 'SELECT offset FROM entries WHERE failure = ? AND rowid <= ? ORDER BY key, rowid'
+        return (offset for (offset,) in self._db.execute(query, (failures, added)))
+
+    def close(self) -> None:
+        self._db.close()
 
 
 class ReportBuilder:
@@ -149,8 +171,8 @@ class ReportBuilder:
         self._expected = expected
         self._rename = rename
         self._file = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115 - closed by `close`
-        self._cases = _Spool()
-        self._failures = _Spool()
+        self._keys = _Keys()
+        self._counts = [0, 0]  # cases, failures
         self._scores: dict[str, ExactSum] = {}
         self._assertions: dict[str, list[int]] = {}
         self._labels: dict[str, dict[str, int]] = {}
@@ -166,12 +188,13 @@ class ReportBuilder:
         pickle.dump(entry, self._file, protocol=pickle.HIGHEST_PROTOCOL)
         totals = self._totals
         totals.cases += 1
+        failure = isinstance(entry, CaseFailure)
+        self._keys.add(failure, key, offset)
+        self._counts[failure] += 1
         if isinstance(entry, CaseFailure):
-            self._failures.add(key, offset)
             totals.case_failures += 1
             totals.failed_cases += 1
             return
-        self._cases.add(key, offset)
         totals.failed_cases += entry.failed
         totals.assertions += len(entry.assertions)
         totals.evaluator_errors += len(entry.evaluator_errors)
@@ -193,10 +216,10 @@ class ReportBuilder:
     def document(self) -> ReportDocument:
         """The report so far: its entries read from the spool, its averages and totals from the aggregates."""
         self._file.flush()
-        cases: Sequence[CaseResult] = Spooled(self._file, self._cases.offsets, self._cases.order())
+        cases: Sequence[CaseResult] = Spooled(self._file, self._keys, False, self._counts[0], sum(self._counts))
         if self._rename:
             cases = _Renamed(cases)
-        failures: Sequence[CaseFailure] = Spooled(self._file, self._failures.offsets, self._failures.order())
+        failures: Sequence[CaseFailure] = Spooled(self._file, self._keys, True, self._counts[1], sum(self._counts))
         averages = Averages()
         for name in sorted(self._scores):
             mean = self._scores[name].mean()
@@ -219,6 +242,7 @@ class ReportBuilder:
 
     def close(self) -> None:
         self._file.close()
+        self._keys.close()
 
     def __enter__(self) -> ReportBuilder:
         return self

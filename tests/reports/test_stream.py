@@ -1,0 +1,64 @@
+"""`ReportBuilder`'s spool: entries in key order as tuples sort, and memory that does not grow with the cases."""
+
+from __future__ import annotations
+
+import gc
+import random
+import tracemalloc
+
+import pytest
+
+from agentic_evals.reports import stream
+from agentic_evals.reports.document import CaseFailure, CaseResult, ScoreResult
+from agentic_evals.reports.stream import Key, ReportBuilder
+
+
+def test_entries_come_in_the_order_their_keys_sort_in_ties_by_arrival() -> None:
+    keys: list[Key] = [(3,), (-1,), (2**40, 0), (1, 5, 2), (1,), (1, 5), (0, 2**62), (1, 5)]
+    with ReportBuilder('r') as builder:
+        for n, key in enumerate(keys):
+            builder.add(key, CaseResult(name=f'c{n}'))
+        names = [case.name for case in builder.document().cases]
+    arrival = sorted(range(len(keys)), key=keys.__getitem__)  # a stable sort: equal keys keep their arrival
+    assert names == [f'c{n}' for n in arrival]
+
+
+def test_a_document_holds_the_entries_added_before_it() -> None:
+    with ReportBuilder('r') as builder:
+        builder.add((2,), CaseResult(name='b'))
+        builder.add((5,), CaseFailure(name='lost', error='gone'))
+        earlier = builder.document()
+        builder.add((1,), CaseResult(name='a'))
+        builder.add((0,), CaseFailure(name='also lost', error='gone'))
+        later = builder.document()
+        assert ([c.name for c in earlier.cases], [f.name for f in earlier.failures]) == (['b'], ['lost'])
+        assert ([c.name for c in later.cases], [f.name for f in later.failures]) == (['a', 'b'], ['also lost', 'lost'])
+        assert (len(earlier.cases), len(later.cases), len(later.failures)) == (1, 2, 2)
+
+
+def spool_peak(count: int) -> int:
+    """Peak traced memory while adding `count` cases in a random order and reading them all back in order."""
+    keys = list(range(count))
+    random.Random(count).shuffle(keys)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        with ReportBuilder('r') as builder:
+            for key in keys:
+                builder.add((key,), CaseResult(name='case', scores={'s': ScoreResult(0.5)}))
+            for _ in builder.document().cases:
+                pass
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_memory_does_not_grow_with_the_cases(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten times the cases: the peak stays put (keys and offsets in memory, sorted there, grew ~3 MB here).
+
+    A batch of keys smaller than either run, so the batch is in both peaks.
+    """
+    monkeypatch.setattr(stream, '_BATCH', 500)
+    keys_alone = 18_000 * 8 * 2  # what 16 bytes a case, no sorting, would add
+    small, large = spool_peak(2_000), spool_peak(20_000)
+    assert large < small + keys_alone, (small, large)
