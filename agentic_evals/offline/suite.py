@@ -265,6 +265,10 @@ class _Constructing:
             data = super().construct_object(node, deep)  # type: ignore[misc]
         except (ValueError, TypeError, OverflowError) as e:  # a bad date, say: PyYAML lets these through
             raise yaml.constructor.ConstructorError(None, None, str(e), node.start_mark) from None
+        except (KeyError, AttributeError):  # `!!bool maybe`, `!!timestamp x`: a lookup in PyYAML fails
+            kind = str(node.tag).rsplit(':', 1)[-1]
+            problem = f'{node.value!r} is not a {kind}'
+            raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
         if isinstance(node, yaml.SequenceNode):
             self.item_lines[id(data)] = [child.start_mark.line + 1 for child in node.value]
         return data
