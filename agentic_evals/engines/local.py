@@ -179,12 +179,12 @@ class _Share:
     warnings: list[str]
 
 
-def _work(sources: Sequence[str], part: int, parts: int, wanted: dict[str, list[int]] | None) -> _Share:
+def _work(sources: Sequence[str], part: int, parts: int, wanted: dict[str, list[int]] | None, directory: str) -> _Share:
     """One worker's share: every trace whose id falls in partition `part` (first pass, or second with `wanted`)."""
     job = _job
     assert job is not None
     warnings: list[str] = []
-    fd, path = tempfile.mkstemp(prefix='agentic-evals-rows-')
+    fd, path = tempfile.mkstemp(prefix='rows-', dir=directory)
     share = _Share(path, 0, 0, [], [], 0, warnings)
     try:
         with os.fdopen(fd, 'wb') as out:
@@ -263,7 +263,10 @@ class _Pool:
         self.counters = (context.Value('q', 0), context.Value('q', 0))
         self.shown = [0, 0]
         initargs = (self.job, self.counters)
-        with ProcessPoolExecutor(self.workers, context, initializer=_init_worker, initargs=initargs) as pool:
+        with (
+            tempfile.TemporaryDirectory(prefix='agentic-evals-rows-') as self.directory,  # a killed worker's file too
+            ProcessPoolExecutor(self.workers, context, initializer=_init_worker, initargs=initargs) as pool,
+        ):
             shares = self._gather(pool, None)
             outcome.traces = sum(s.traces for s in shares)
             if self.job.index is None:
@@ -285,7 +288,9 @@ class _Pool:
 
     def _gather(self, pool: ProcessPoolExecutor, wanted: dict[str, list[int]] | None) -> list[_Share]:
         """Run every partition, folding each share's rows into the builder as its worker finishes."""
-        futures = [pool.submit(_work, self.sources, part, self.workers, wanted) for part in range(self.workers)]
+        futures = [
+            pool.submit(_work, self.sources, part, self.workers, wanted, self.directory) for part in range(self.workers)
+        ]
         shares: dict[Future[_Share], _Share] = {}
         waiting = set(futures)
         try:

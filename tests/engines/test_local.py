@@ -10,6 +10,7 @@ import os
 import random
 import re
 import signal
+import tempfile
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -328,10 +329,13 @@ class DiesInAWorker(Evaluator[Any, Any, Any]):
         return True
 
 
-def test_a_worker_that_dies_is_one_clear_error() -> None:
+def test_a_worker_that_dies_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = traces('regressed')  # made (once, in the usual temporary directory) before it moves
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
     with pytest.raises(AgenticEvalsError) as raised:
-        evaluate_trace_files(traces('regressed'), evaluators=[DiesInAWorker(os.getpid())], workers=2)
+        evaluate_trace_files(source, evaluators=[DiesInAWorker(os.getpid())], workers=2)
     assert str(raised.value) == 'a worker process died (killed, or out of memory?); run again, with fewer --workers'
+    assert list(tmp_path.iterdir()) == []  # not even the killed worker's spool file
     assert evaluate_trace_files(traces('regressed'), evaluators=[DiesInAWorker(os.getpid())]).totals.cases == 4
 
 
