@@ -17,7 +17,7 @@ The gates (all must hold for exit status 0):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import AgenticEvalsError
@@ -140,7 +140,7 @@ def _failure_gates(document: ReportDocument, allow: bool) -> list[GateResult]:
     allowed = ' (allowed)' if allow else ''
     results: list[GateResult] = []
     if totals.failed_assertions:
-        failed = [(n, c.name) for c in document.cases for n, a in c.assertions.items() if not a.value]
+        failed = ((n, c.name) for c in document.cases for n, a in c.assertions.items() if not a.value)
         detail = f'{totals.failed_assertions} of {totals.assertions} assertions failed ({_which(failed)}){allowed}'
         results.append(GateResult('assertions', allow, detail))
     else:
@@ -149,11 +149,11 @@ def _failure_gates(document: ReportDocument, allow: bool) -> list[GateResult]:
         )
         results.append(GateResult('assertions', True, detail))
     if totals.case_failures:
-        names = _names([repr(f.name) for f in document.failures])
+        names = _names(repr(f.name) for f in document.failures)
         count = _plural(totals.case_failures, 'case')
         results.append(GateResult('case failures', allow, f'{count} failed to run ({names}){allowed}'))
     if totals.evaluator_errors:
-        errors = [(e.name, c.name) for c in document.cases for e in c.evaluator_errors]
+        errors = ((e.name, c.name) for c in document.cases for e in c.evaluator_errors)
         count = _plural(totals.evaluator_errors, 'evaluator error')
         results.append(GateResult('evaluator errors', allow, f'{count} ({_which(errors)}){allowed}'))
     return results
@@ -204,18 +204,43 @@ def gated_cases(document: ReportDocument, gates: Gates, name: str) -> int:
     return asked + sum(1 for f in document.failures if gates.expects(f.name, name))
 
 
-def cases_below(document: ReportDocument, gates: Gates, name: str, threshold: float) -> list[tuple[str, str]]:
-    """(case name, what it has) of every case that fails a per-case gate on `name`, in report order."""
-    below: list[tuple[str, str]] = []
+@dataclass
+class Failing:
+    """The cases that fail a per-case gate, counted as the report streams by: how many, how many of
+    them for want of a value, and the first `LISTED` (what messages name), never a list of them all."""
+
+    count: int = 0
+    missing: int = 0
+    first: list[str] = field(default_factory=list)
+    """`'case name' what it has` of the first few, in report order."""
+
+    def add(self, case: str, what: str) -> None:
+        self.count += 1
+        self.missing += what in _MISSING
+        if len(self.first) < LISTED:
+            self.first.append(f'{case!r} {what}')
+
+    def __len__(self) -> int:
+        return self.count
+
+    def listed(self) -> str:
+        return _shown(self.first, self.count)
+
+
+def cases_below(document: ReportDocument, gates: Gates, name: str, threshold: float) -> Failing:
+    """The cases that fail a per-case gate on `name` (with what each has), in report order."""
+    below = Failing()
     for case in document.cases:
         value = case_score(case, name)
         if value is None and name in case.scores:
-            below.append((case.name, 'n/a'))
+            below.add(case.name, 'n/a')
         elif value is None and gates.expects(case.name, name):
-            below.append((case.name, 'no value'))
+            below.add(case.name, 'no value')
         elif value is not None and not at_least(value, threshold):
-            below.append((case.name, 'failed' if name in case.assertions else format_number(value, threshold)))
-    below += [(failure.name, 'not run') for failure in document.failures if gates.expects(failure.name, name)]
+            below.add(case.name, 'failed' if name in case.assertions else format_number(value, threshold))
+    for failure in document.failures:
+        if gates.expects(failure.name, name):
+            below.add(failure.name, 'not run')
     return below
 
 
@@ -223,14 +248,13 @@ def _min_case_score(document: ReportDocument, gates: Gates, name: str, threshold
     gate = f'min-case-score {name}'
     total = gated_cases(document, gates, name)
     below = cases_below(document, gates, name, threshold)
-    scores = [v for c in document.cases if name in c.scores and (v := c.scores[name].value) is not None]
-    lowest = min(scores) if scores else None
+    scores = (v for c in document.cases if name in c.scores and (v := c.scores[name].value) is not None)
+    lowest = min(scores, default=None)
     limit = format_number(threshold, lowest)
     if below:
-        missing = ' or missing' if any(what in _MISSING for _, what in below) else ''
-        listed = _names([f'{case!r} {what}' for case, what in below])
+        missing = ' or missing' if below.missing else ''
         return GateResult(
-            gate, False, f'{name} < {limit}{missing} on {len(below)} of {_plural(total, "case")} ({listed})'
+            gate, False, f'{name} < {limit}{missing} on {len(below)} of {_plural(total, "case")} ({below.listed()})'
         )
     detail = f'{name} >= {limit} on {_all(total)}'
     if lowest is not None:
@@ -241,10 +265,10 @@ def _min_case_score(document: ReportDocument, gates: Gates, name: str, threshold
 _MISSING = ('n/a', 'no value', 'not run', 'not recorded')
 
 
-def failing_count(failing: Sequence[tuple[str, str]], op: str, bound: str) -> str:
+def failing_count(failing: Failing, op: str, bound: str) -> str:
     """What a per-case gate's cell in a view says of the cases failing it: `2 case(s) < 0.800, 1 missing`."""
-    missing = sum(1 for _, what in failing if what in _MISSING)
-    over = len(failing) - missing
+    missing = failing.missing
+    over = failing.count - missing
     parts = ([f'{over} case(s) {op} {bound}'] if over else []) + ([f'{missing} missing'] if missing else [])
     return ', '.join(parts)
 
@@ -269,20 +293,36 @@ def case_metric(case: CaseResult, name: str) -> float | None:
 
 def metric_mean(document: ReportDocument, name: str) -> float | None:
     """The mean of metric `name` over the cases that recorded it (`None` when none did)."""
-    values = [v for case in document.cases if (v := case_metric(case, name)) is not None]
-    return sum(values) / len(values) if values else None
+    total, count = _sum_recorded(document, name)
+    return total / count if count else None
 
 
-def cases_above(document: ReportDocument, name: str, limit: float) -> list[tuple[str, str]]:
-    """(case name, what it has) of every case that fails a per-case gate on metric `name`."""
-    above: list[tuple[str, str]] = []
+def _sum_recorded(document: ReportDocument, name: str) -> tuple[float, int]:
+    """The sum (`sum`'s, in report order) and count of metric `name` over the cases that recorded it, in one pass."""
+    count = 0
+
+    def values() -> Iterator[float]:
+        nonlocal count
+        for case in document.cases:
+            if (value := case_metric(case, name)) is not None:
+                count += 1
+                yield value
+
+    total = sum(values())
+    return total, count
+
+
+def cases_above(document: ReportDocument, name: str, limit: float) -> Failing:
+    """The cases that fail a per-case gate on metric `name` (with what each has), in report order."""
+    above = Failing()
     for case in document.cases:
         value = case_metric(case, name)
         if value is None:
-            above.append((case.name, 'not recorded'))
+            above.add(case.name, 'not recorded')
         elif not at_most(value, limit):
-            above.append((case.name, format_metric(name, value, limit)))
-    above += [(failure.name, 'not run') for failure in document.failures]
+            above.add(case.name, format_metric(name, value, limit))
+    for failure in document.failures:
+        above.add(failure.name, 'not run')
     return above
 
 
@@ -297,15 +337,14 @@ def _check_metric_name(document: ReportDocument, flag: str, name: str) -> None:
 def _max_metric(document: ReportDocument, name: str, limit: float) -> GateResult:
     gate = f'max-metric {name}'
     _check_metric_name(document, '--max-metric', name)
-    values = [v for case in document.cases if (v := case_metric(case, name)) is not None]
-    if not values:
+    total, count = _sum_recorded(document, name)
+    if not count:
         return GateResult(gate, False, f'{name}: no case recorded a value (maximum {format_metric(name, limit)})')
-    mean = sum(values) / len(values)
+    mean = total / count
     passed = at_most(mean, limit)
     op = '<=' if passed else '>'
-    partial = (
-        f' ({len(values)} of {len(document.cases)} cases recorded it)' if len(values) < len(document.cases) else ''
-    )
+    partial = f' ({count} of {len(document.cases)} cases recorded it)' if count < len(document.cases) else ''
+
     shown, bound = format_metric(name, mean, limit), format_metric(name, limit, mean)
     return GateResult(gate, passed, f'{name} average {shown}{partial} {op} {bound}')
 
@@ -315,14 +354,12 @@ def _max_case_metric(document: ReportDocument, name: str, limit: float) -> GateR
     _check_metric_name(document, '--max-case-metric', name)
     total = len(document.cases) + len(document.failures)
     above = cases_above(document, name, limit)
-    values = [v for case in document.cases if (v := case_metric(case, name)) is not None]
-    highest = max(values) if values else None
+    highest = max((v for case in document.cases if (v := case_metric(case, name)) is not None), default=None)
     bound = format_metric(name, limit, highest)
     if above:
-        missing = ' or missing' if any(what in _MISSING for _, what in above) else ''
-        listed = _names([f'{case!r} {what}' for case, what in above])
+        missing = ' or missing' if above.missing else ''
         return GateResult(
-            gate, False, f'{name} > {bound}{missing} on {len(above)} of {_plural(total, "case")} ({listed})'
+            gate, False, f'{name} > {bound}{missing} on {len(above)} of {_plural(total, "case")} ({above.listed()})'
         )
     detail = f'{name} <= {bound} on {_all(total)}'
     if highest is not None:
@@ -337,13 +374,23 @@ def _summary(document: ReportDocument, results: Sequence[GateResult]) -> str:
     return 'PASS: ' + '; '.join([_plural(document.totals.cases, 'case'), *(r.detail for r in results)])
 
 
-def _which(pairs: Sequence[tuple[str, str]]) -> str:
-    return _names([f'{name} on case {case!r}' for name, case in pairs])
+def _which(pairs: Iterable[tuple[str, str]]) -> str:
+    return _names(f'{name} on case {case!r}' for name, case in pairs)
 
 
-def _names(items: Sequence[str]) -> str:
-    shown = ', '.join(items[:LISTED])
-    return shown + (f', and {len(items) - LISTED} more' if len(items) > LISTED else '')
+def _names(items: Iterable[str]) -> str:
+    """The first `LISTED` items and how many more, in one pass that keeps only those."""
+    first: list[str] = []
+    count = 0
+    for item in items:
+        count += 1
+        if count <= LISTED:
+            first.append(item)
+    return _shown(first, count)
+
+
+def _shown(first: Sequence[str], count: int) -> str:
+    return ', '.join(first) + (f', and {count - LISTED} more' if count > LISTED else '')
 
 
 def _plural(count: int, noun: str) -> str:

@@ -74,15 +74,19 @@ class ExactSum:
 class Spooled(Sequence[T], Generic[T]):
     """Entries pickled in a file, read back one at a time in key order (one file read per pass).
 
-    Indexing works, but each access reads the keys again: the views iterate.
+    With `rename`, an entry whose name an earlier one (in key order) has gets a ` (trace id prefix)`
+    suffix. Indexing works, but each access reads the keys again: the views iterate.
     """
 
-    def __init__(self, file: IO[bytes], keys: _Keys, failures: bool, count: int, added: int) -> None:
+    def __init__(
+        self, file: IO[bytes], keys: _Keys, failures: bool, count: int, added: int, rename: bool = False
+    ) -> None:
         self._file = file
         self._keys = keys
         self._failures = failures
         self._count = count
         self._added = added  # entries of both kinds when the document was made: later ones are not in it
+        self._rename = rename
 
     def __len__(self) -> int:
         return self._count
@@ -100,9 +104,11 @@ class Spooled(Sequence[T], Generic[T]):
         return next(itertools.islice(self, position, None))
 
     def __iter__(self) -> Iterator[T]:
-        for offset in self._keys.offsets(self._failures, self._added):
+        for offset, repeat in self._keys.offsets(self._failures, self._added, self._rename):
             self._file.seek(offset)
             entry: T = pickle.load(self._file)
+            if repeat > 1 and isinstance(entry, CaseResult):
+                entry.name = f'{entry.name} ({(entry.trace_id or "")[:8]})'
             yield entry
 
 
@@ -124,28 +130,31 @@ class _Keys:
             PRAGMA cache_size = -8192;
             PRAGMA journal_mode = OFF;
             PRAGMA synchronous = OFF;
-            CREATE TABLE entries (failure INTEGER, key BLOB, offset INTEGER);
+            CREATE TABLE entries (failure INTEGER, key BLOB, offset INTEGER, name BLOB);
             """
         )
-        self._batch: list[tuple[bool, bytes, int]] = []
+        self._batch: list[tuple[bool, bytes, int, bytes]] = []
 
-    def add(self, failure: bool, key: Key, offset: int) -> None:
+    def add(self, failure: bool, key: Key, offset: int, name: str) -> None:
         # Big-endian, shifted to unsigned: bytes compare as the tuples do (a shorter prefix first).
-        self._batch.append((failure, struct.pack(f'>{len(key)}Q', *(k + 2**63 for k in key)), offset))
+        # The name as bytes: only compared for equality, and a lone surrogate is no UTF-8 text.
+        packed = struct.pack(f'>{len(key)}Q', *(k + 2**63 for k in key))
+        self._batch.append((failure, packed, offset, name.encode('utf-8', 'surrogatepass')))
         if len(self._batch) >= _BATCH:
             self._flush()
 
     def _flush(self) -> None:
         if self._batch:
-            self._db.executemany('INSERT INTO entries VALUES (?, ?, ?)', self._batch)
+            self._db.executemany('INSERT INTO entries VALUES (?, ?, ?, ?)', self._batch)
             self._batch.clear()
 
-    def offsets(self, failures: bool, added: int) -> Iterator[int]:
-        """Offsets of one kind of entry among the first `added` entries (what a document saw), in key order,
-        ties by arrival."""
+    def offsets(self, failures: bool, added: int, rename: bool) -> Iterator[tuple[int, int]]:
+        """(offset, how many entries up to it have its name) of one kind of entry among the first `added`
+        (what a document saw), in key order, ties by arrival; without `rename` the count is always 1."""
         self._flush()
-        query = 'SELECT offset FROM entries WHERE failure = ? AND rowid <= ? ORDER BY key, rowid'
-        return (offset for (offset,) in self._db.execute(query, (failures, added)))
+        repeat = 'ROW_NUMBER() OVER (PARTITION BY name ORDER BY key, rowid)' if rename else '1'
+        query = f'SELECT offset, {repeat} FROM entries WHERE failure = ? AND rowid <= ? ORDER BY key, rowid'
+        return iter(self._db.execute(query, (failures, added)))
 
     def close(self) -> None:
         self._db.close()
@@ -189,7 +198,7 @@ class ReportBuilder:
         totals = self._totals
         totals.cases += 1
         failure = isinstance(entry, CaseFailure)
-        self._keys.add(failure, key, offset)
+        self._keys.add(failure, key, offset, entry.name)
         self._counts[failure] += 1
         if isinstance(entry, CaseFailure):
             totals.case_failures += 1
@@ -216,10 +225,9 @@ class ReportBuilder:
     def document(self) -> ReportDocument:
         """The report so far: its entries read from the spool, its averages and totals from the aggregates."""
         self._file.flush()
-        cases: Sequence[CaseResult] = Spooled(self._file, self._keys, False, self._counts[0], sum(self._counts))
-        if self._rename:
-            cases = _Renamed(cases)
-        failures: Sequence[CaseFailure] = Spooled(self._file, self._keys, True, self._counts[1], sum(self._counts))
+        added = sum(self._counts)
+        cases: Sequence[CaseResult] = Spooled(self._file, self._keys, False, self._counts[0], added, self._rename)
+        failures: Sequence[CaseFailure] = Spooled(self._file, self._keys, True, self._counts[1], added)
         averages = Averages()
         for name in sorted(self._scores):
             mean = self._scores[name].mean()
@@ -249,36 +257,6 @@ class ReportBuilder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-class _Renamed(Sequence[CaseResult]):
-    """Cases with a repeated name told apart by their trace ids, the first (in key order) unchanged."""
-
-    def __init__(self, cases: Sequence[CaseResult]) -> None:
-        self._cases = cases
-
-    def __len__(self) -> int:
-        return len(self._cases)
-
-    @overload
-    def __getitem__(self, index: int) -> CaseResult: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[CaseResult]: ...
-    def __getitem__(self, index: int | slice) -> CaseResult | Sequence[CaseResult]:
-        if isinstance(index, slice):
-            return list(itertools.islice(self, *index.indices(len(self))))
-        position = index + len(self) if index < 0 else index
-        if not 0 <= position < len(self):
-            raise IndexError(index)
-        return next(itertools.islice(self, position, None))
-
-    def __iter__(self) -> Iterator[CaseResult]:
-        seen: dict[str, int] = {}
-        for case in self._cases:
-            count = seen[case.name] = seen.get(case.name, 0) + 1
-            if count > 1:
-                case.name = f'{case.name} ({(case.trace_id or "")[:8]})'
-            yield case
 
 
 def result_records(entry: CaseResult | CaseFailure) -> Iterator[dict[str, Any]]:
