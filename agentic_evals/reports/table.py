@@ -56,13 +56,14 @@ def print_report(
     most `FAILING_CASES_SHOWN` of them, unless `all_rows`.
     """
     summarised = not all_rows and len(document.cases) > SUMMARY_CASES
-    table, hidden = _results_table(document, gates, reasons=reasons, quiet=quiet, summarised=summarised)
+    counts: dict[str, list[int]] = {}
+    table, hidden = _results_table(document, gates, counts, reasons=reasons, quiet=quiet, summarised=summarised)
     if table.row_count:
         console.print(table)
     if summarised:
         console.print(data_text(_summary_note(document, table.row_count, hidden)))
         console.print()
-    averages = _averages_table(document, gates)
+    averages = _averages_table(document, gates, counts)
     if averages.row_count:
         console.print(averages)
     if document.failures:
@@ -75,9 +76,19 @@ def print_report(
 
 
 def _results_table(
-    document: ReportDocument, gates: Gates, *, reasons: bool, quiet: bool, summarised: bool = False
+    document: ReportDocument,
+    gates: Gates,
+    counts: dict[str, list[int]],
+    *,
+    reasons: bool,
+    quiet: bool,
+    summarised: bool = False,
 ) -> tuple[Table, int]:
-    """The table, and how many failing cases it leaves out (summarised: beyond `FAILING_CASES_SHOWN`)."""
+    """The table, and how many failing cases it leaves out (summarised: beyond `FAILING_CASES_SHOWN`).
+
+    On the way, `counts` gets (passed, evaluated) per assertion for the averages table: a spooled
+    report reads each pass over the cases from disk, so the table makes one.
+    """
     title = f'{document.name}: {document.totals.cases} case(s)'
     if summarised:
         title += ', the rows of failing cases only'
@@ -88,6 +99,10 @@ def _results_table(
     table.add_column('Reason', overflow='fold', ratio=1)
     shown = hidden = 0
     for case in document.cases:
+        for result, assertion in case.assertions.items():
+            count = counts.setdefault(result, [0, 0])
+            count[0] += assertion.value
+            count[1] += 1
         rows = _case_rows(case, gates, reasons=reasons)
         if summarised:
             if all(row[3] for row in rows):
@@ -159,23 +174,12 @@ def _reason(reason: str | None, shown: bool) -> str:
     return (reason or '') if shown else ''
 
 
-def _assertion_counts(document: ReportDocument) -> dict[str, tuple[int, int]]:
-    """(passed, evaluated) per assertion, in one pass over the cases (a spooled report reads each pass from disk)."""
-    counts: dict[str, list[int]] = {}
-    for case in document.cases:
-        for name, assertion in case.assertions.items():
-            count = counts.setdefault(name, [0, 0])
-            count[0] += assertion.value
-            count[1] += 1
-    return {name: (passed, total) for name, (passed, total) in counts.items()}
-
-
-def _averages_table(document: ReportDocument, gates: Gates) -> Table:
+def _averages_table(document: ReportDocument, gates: Gates, counts: dict[str, list[int]]) -> Table:
+    """The averages, gates beside them; `counts`: (passed, evaluated) per assertion."""
     table = Table(title='Averages', box=box.SIMPLE_HEAD, title_justify='left')
     for column in ('Result', 'Kind', 'Average', 'Gate'):
         table.add_column(column)
     averages = document.averages
-    counts = _assertion_counts(document) if averages.assertions else {}
     for name, value in averages.scores.items():
         threshold = gates.threshold_for(name)
         gate = _joined(_gate_cell(value, threshold), _case_gate_cell(document, gates, name))
