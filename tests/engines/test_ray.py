@@ -249,22 +249,25 @@ def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, str]]:
     server.stop()
 
 
-def test_object_storage_traces_and_results(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, s3: tuple[Any, str]
-) -> None:
+def store_reports_as_locally(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, filesystem: Any, bucket: str, query: str, seed: int
+) -> Path:
+    """Split traces put under `split/` in the store's `traces` bucket (`bucket`, as a URI names it) and run on
+    Ray over the prefix and over a pattern: the local run's report, and every case in the `--results` parts.
+    Returns the suite file it used."""
     from pyarrow.fs import FileSelector
 
-    filesystem, query = s3
     traces = tmp_path / 'traces'
     traces.mkdir()
-    for path in write_split(traces, files=5, seed=11):
+    for path in write_split(traces, files=5, seed=seed):
         with filesystem.open_output_stream(f'traces/split/{path.name}', compression=None) as out:
             out.write(path.read_bytes())
     budgets = tmp_path / 'budgets.yaml'
     budgets.write_text(BUDGETS)
     status, written, _ = run(capsys, tmp_path / 'local', '--evaluators', str(budgets), str(traces))
-    results = f's3://traces/results/{query}'
-    for source in (f's3://traces/split/{query}', f's3://traces/split/part-*{query}'):
+    assert len(written['json']['cases']) > 10
+    results = f'{bucket}/results/{query}'
+    for source in (f'{bucket}/split/{query}', f'{bucket}/split/part-*{query}'):
         on_ray = run(
             capsys, tmp_path / 'ray', '--evaluators', str(budgets), source, '--engine', 'ray', '--results', results
         )
@@ -273,6 +276,14 @@ def test_object_storage_traces_and_results(
     assert listed and all(path.startswith('traces/results/part-') and path.endswith('.jsonl') for path in listed)
     records = [json.loads(line) for path in listed for line in filesystem.open_input_stream(path).read().splitlines()]
     assert len({record['trace_id'] for record in records}) == len(written['json']['cases'])
+    return budgets
+
+
+def test_object_storage_traces_and_results(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, s3: tuple[Any, str]
+) -> None:
+    filesystem, query = s3
+    budgets = store_reports_as_locally(capsys, tmp_path, filesystem, 's3://traces', query, seed=11)
 
     with filesystem.open_output_stream('traces/split/part-03.otlp.jsonl') as out:
         out.write(b'{"resourceSpans": 1}\n')

@@ -13,7 +13,6 @@ is not guarded: it would try Google's public endpoint and retry for minutes.)
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
@@ -28,7 +27,7 @@ from agentic_evals import FileError
 from agentic_evals.traces._parts import expand_files
 
 from .ray_helpers import REPO, comparable, write_split
-from .test_ray import BUDGETS, run
+from .test_ray import BUDGETS, run, store_reports_as_locally
 from .test_ray_parts import by_parts, locally
 
 ray = pytest.importorskip('ray')
@@ -82,28 +81,8 @@ def upload(filesystem: Any, directory: Path, prefix: str) -> None:
 def test_gs_traces_and_results_report_as_locally(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, gcs: tuple[Any, str]
 ) -> None:
-    from pyarrow.fs import FileSelector
-
     filesystem, query = gcs
-    traces = tmp_path / 'traces'
-    traces.mkdir()
-    write_split(traces, files=5, seed=13)
-    upload(filesystem, traces, 'split')
-    budgets = tmp_path / 'budgets.yaml'
-    budgets.write_text(BUDGETS)
-    status, written, _ = run(capsys, tmp_path / 'local', '--evaluators', str(budgets), str(traces))
-    assert len(written['json']['cases']) > 10
-    bucket = 'gs://anonymous@traces'
-    results = f'{bucket}/results/{query}'
-    for source in (f'{bucket}/split/{query}', f'{bucket}/split/part-*{query}'):
-        on_ray = run(
-            capsys, tmp_path / 'ray', '--evaluators', str(budgets), source, '--engine', 'ray', '--results', results
-        )
-        assert on_ray[:2] == (status, written)
-    listed = [info.path for info in filesystem.get_file_info(FileSelector('traces/results'))]
-    assert listed and all(path.startswith('traces/results/part-') and path.endswith('.jsonl') for path in listed)
-    records = [json.loads(line) for path in listed for line in filesystem.open_input_stream(path).read().splitlines()]
-    assert len({record['trace_id'] for record in records}) == len(written['json']['cases'])
+    store_reports_as_locally(capsys, tmp_path, filesystem, 'gs://anonymous@traces', query, seed=13)
 
 
 def test_a_bad_gs_object_is_one_line_naming_its_uri(
