@@ -348,7 +348,17 @@ class _Loader(_Limits, yaml.SafeLoader):  # type: ignore[misc]
 _Loader.add_constructor('tag:yaml.org,2002:int', _Limits.construct_yaml_int)
 
 
-def _fast_loader() -> Any:
+def _libyaml_parser() -> Any:
+    """libyaml's parser class (`yaml.cyaml.CParser`), when PyYAML was built with it; `None` otherwise."""
+    if not getattr(yaml, '__with_libyaml__', False):
+        return None
+    try:
+        return importlib.import_module('yaml.cyaml').CParser
+    except (ImportError, AttributeError):
+        return None
+
+
+def _fast_loader(CParser: Any) -> Any:
     """The safe loader on libyaml's parser (as `yaml.CSafeLoader`), when PyYAML was built with it.
 
     Only the scanning and parsing are libyaml's: `CSafeLoader`'s own composer is C code the limits
@@ -356,10 +366,6 @@ def _fast_loader() -> Any:
     by PyYAML's Python composer with the limits, from libyaml's events. The events carry the
     same marks, so item lines are the same; an error is worded again by the pure-Python loader.
     """
-    try:
-        CParser: Any = importlib.import_module('yaml.cyaml').CParser
-    except (ImportError, AttributeError):
-        return None
 
     class FastLoader(_Limits, CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):  # type: ignore[misc]
         def __init__(self, text: str) -> None:
@@ -379,17 +385,13 @@ _KEYS = frozenset({_STR, _NULL, _BOOL, 'tag:yaml.org,2002:int', 'tag:yaml.org,20
 """The tags of the keys a mapping may have to be constructed by `construct_plain` (not `<<` or `=`, say)."""
 
 
-def _composing_loader() -> Any:
+def _composing_loader(CParser: Any) -> Any:
     """The safe loader on libyaml's parser and composer, for documents without aliases (twice as fast).
 
     With no alias, nothing can expand; libyaml refuses nesting past its own limit (1,000 levels, so
     its recursive composer stays within the C stack), and the composed graph is checked against
     `MAX_DEPTH` before anything is constructed. Construction is Python's, with the same hooks.
     """
-    try:
-        CParser: Any = importlib.import_module('yaml.cyaml').CParser
-    except (ImportError, AttributeError):
-        return None
 
     class ComposingLoader(_Constructing, CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):  # type: ignore[misc]
         def __init__(self, text: str) -> None:
@@ -437,8 +439,9 @@ def _composing_loader() -> Any:
     return ComposingLoader
 
 
-_FastLoader: Any = _fast_loader() if getattr(yaml, '__with_libyaml__', False) else None
-_ComposingLoader: Any = _composing_loader() if _FastLoader is not None else None
+_CParser = _libyaml_parser()
+_FastLoader: Any = _fast_loader(_CParser) if _CParser is not None else None
+_ComposingLoader: Any = _composing_loader(_CParser) if _CParser is not None else None
 
 
 def _loader_for(text: str) -> Any:

@@ -56,8 +56,7 @@ def print_report(
     most `FAILING_CASES_SHOWN` of them, unless `all_rows`.
     """
     summarised = not all_rows and len(document.cases) > SUMMARY_CASES
-    counts: dict[str, list[int]] = {}
-    table, hidden = _results_table(document, gates, counts, reasons=reasons, quiet=quiet, summarised=summarised)
+    table, hidden, counts = _results_table(document, gates, reasons=reasons, quiet=quiet, summarised=summarised)
     if table.row_count:
         console.print(table)
     if summarised:
@@ -76,19 +75,12 @@ def print_report(
 
 
 def _results_table(
-    document: ReportDocument,
-    gates: Gates,
-    counts: dict[str, list[int]],
-    *,
-    reasons: bool,
-    quiet: bool,
-    summarised: bool = False,
-) -> tuple[Table, int]:
-    """The table, and how many failing cases it leaves out (summarised: beyond `FAILING_CASES_SHOWN`).
-
-    On the way, `counts` gets (passed, evaluated) per assertion for the averages table: a spooled
-    report reads each pass over the cases from disk, so the table makes one.
-    """
+    document: ReportDocument, gates: Gates, *, reasons: bool, quiet: bool, summarised: bool = False
+) -> tuple[Table, int, dict[str, list[int]]]:
+    """The table, how many failing cases it leaves out (summarised: beyond `FAILING_CASES_SHOWN`), and
+    (passed, evaluated) per assertion for the averages table, counted on the way: a spooled report
+    reads each pass over the cases from disk, so the table makes one."""
+    counts: dict[str, list[int]] = {}
     title = f'{document.name}: {document.totals.cases} case(s)'
     if summarised:
         title += ', the rows of failing cases only'
@@ -116,7 +108,7 @@ def _results_table(
             case_cell = data_text(case.name if index == 0 else '')
             last = index == len(rows) - 1
             table.add_row(case_cell, data_text(name), value, data_text(reason), end_section=last)
-    return table, hidden
+    return table, hidden, counts
 
 
 def _summary_note(document: ReportDocument, rows: int, hidden: int) -> str:

@@ -13,6 +13,7 @@ limit, corrupt or truncated gzip data, an unreadable file) raises before the fir
 from __future__ import annotations
 
 import logging
+import math
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -93,8 +94,7 @@ def _stream(
         for reader in readers:
             file = reader.index
             for unit, trace_id in reader.scan():
-                mine = partition is None or partition_of(trace_id, partition[1]) == partition[0]
-                index.add(file, unit or 0, trace_id, wanted=mine and partition is not None)
+                index.add(file, unit or 0, trace_id, wanted=partition is not None and _mine(trace_id, partition))
         yield from _second_pass(readers, warn, partition, index)
     finally:
         index.close()
@@ -109,35 +109,36 @@ def _second_pass(
     place = 0
     late: dict[str, int] = {}  # places of traces whose last unit the second pass never reached
 
-    def mine(trace_id: str) -> bool:
-        return partition is None or partition_of(trace_id, partition[1]) == partition[0]
+    def settle(here: tuple[int, float]) -> Iterator[tuple[int, LoadedTrace]]:
+        """The traces whose last unit is `here` (finished) or before it (never reached, so late)."""
+        nonlocal ending, place
+        while ending is not None and ending[:2] <= here:
+            trace_id = ending[2]
+            if not _mine(trace_id, partition):
+                if ending[:2] == here:
+                    assembler.drop(trace_id)
+            elif ending[:2] < here:
+                late[trace_id] = place
+            elif (trace := assembler.pop(trace_id)) is not None:
+                yield place, trace
+            place += 1
+            ending = next(endings, None)
 
     for reader in readers:
         file = reader.index
         try:
             wanted = None if partition is None else Ascending(index.wanted(file))
-            units = reader.read(assembler, wanted)
-            for unit in units:
-                here = (file, unit or 0)
-                while ending is not None and ending[:2] <= here:
-                    trace_id = ending[2]
-                    if ending[:2] < here:
-                        if mine(trace_id):
-                            late[trace_id] = place
-                    elif not mine(trace_id):
-                        assembler.drop(trace_id)
-                    elif (trace := assembler.pop(trace_id)) is not None:
-                        yield place, trace
-                    place += 1
-                    ending = next(endings, None)
+            for unit in reader.read(assembler, wanted):
+                yield from settle((file, unit or 0))
         except Stray as stray:
             warn(str(stray))
-        while ending is not None and ending[0] <= file:  # units a stray file's reading stopped before
-            if mine(ending[2]):
-                late[ending[2]] = place
-            place += 1
-            ending = next(endings, None)
+        yield from settle((file, math.inf))  # the file's traces ending in units never read: late
     # Only traces whose last units were never reached, or whose ids the first pass could not see, are left.
     for trace in assembler.rest():
-        if mine(trace.trace_id):
+        if _mine(trace.trace_id, partition):
             yield late.pop(trace.trace_id, -1), trace
+
+
+def _mine(trace_id: str, partition: tuple[int, int] | None) -> bool:
+    """Whether a trace is in the partition (any trace, without one)."""
+    return partition is None or partition_of(trace_id, partition[1]) == partition[0]
