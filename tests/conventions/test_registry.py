@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_evals.otel.span_tree import SpanNode
 
-from agentic_evals.conventions import genai, google_adk, pydantic_ai
+from agentic_evals.conventions import genai, google_adk, openai_agents, openinference, pydantic_ai
 from agentic_evals.conventions.family import (
     IGNORED,
     MODEL_REQUEST,
@@ -125,15 +125,25 @@ ATTRIBUTES: dict[str, list[Any]] = {
     genai.REQUEST_MODEL: ['m'],
     genai.OPERATION_NAME: ['chat', 'generate_content', 'embeddings', 'execute_tool'],
 }
+MORE_NAMES = [*NAMES, openai_agents.LOGFIRE_TOOL_SPAN]
+MORE_ATTRIBUTES: dict[str, list[Any]] = {
+    **ATTRIBUTES,
+    openai_agents.LOGFIRE_NAME: ['a', 3],
+    openinference.SPAN_KIND: [openinference.TOOL, openinference.LLM, openinference.CHAIN],
+    openinference.TOOL_NAME: ['a', 4],
+    genai.RESPONSE_MODEL: ['m'],
+}
+"""Every family's markers too, mixed as no real span mixes them: for the walks against each other."""
 
 
 @st.composite
-def spans(draw: st.DrawFn) -> list[SpanNode]:
+def spans(draw: st.DrawFn, names: list[str] = NAMES, values: dict[str, list[Any]] = ATTRIBUTES) -> list[SpanNode]:
     b = TreeBuilder()
     for _ in range(draw(st.integers(0, 8))):
-        keys = draw(st.lists(st.sampled_from(sorted(ATTRIBUTES)), unique=True))
-        attributes = {key: draw(st.sampled_from(ATTRIBUTES[key])) for key in keys}
-        b.span(draw(st.sampled_from(NAMES)), status=draw(st.sampled_from(['unset', 'error'])), **attributes)
+        keys = draw(st.lists(st.sampled_from(sorted(values)), unique=True))
+        attributes = {key: draw(st.sampled_from(values[key])) for key in keys}
+        node = b.span(draw(st.sampled_from(names)), status=draw(st.sampled_from(['unset', 'error'])))
+        node.attributes.update(attributes)  # keys such as 'name' cannot be keyword arguments
     return b.nodes
 
 
@@ -176,3 +186,16 @@ def test_the_walks_agree_with_the_reference(nodes: list[SpanNode]) -> None:
     assert count(nodes) == (kinds.count('ok'), kinds.count('failed') + kinds.count('invalid'), len(requests))
     assert [n.name for n in requests_of(nodes)] == requests
     assert all(REGISTRY.is_model_request(r[0]) for r in walked.requests)
+
+
+@settings(max_examples=500, deadline=None)
+@given(spans(MORE_NAMES, MORE_ATTRIBUTES))
+def test_the_walks_agree_with_each_other(nodes: list[SpanNode]) -> None:
+    walked = walk(nodes)
+    calls_only = walk(nodes, requests=False)  # the same calls at the same positions, nothing else
+    assert calls_only.calls == walked.calls
+    assert calls_only.invalid == walked.invalid
+    assert (calls_only.requests, calls_only.notes) == ([], [])
+    kinds = [call[2] for call in walked.calls]
+    assert count(nodes) == (kinds.count('ok'), kinds.count('failed') + kinds.count('invalid'), len(walked.requests))
+    assert requests_of(nodes) == [request[0] for request in walked.requests]
