@@ -182,7 +182,13 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY, *, requests: 
             ):
                 add_request((node, len(calls)))
                 continue
-        elif requests or _holds_any(attributes, markers):
+        else:
+            if not requests:
+                for marker in markers:  # `_holds_any`, inlined
+                    if marker in attributes:
+                        break
+                else:
+                    continue  # no call rule can claim it (a request, an agent run, a case span)
             if (
                 model_key in attributes
                 and (excluded_is_tool or excluded_key not in attributes)
@@ -190,8 +196,6 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY, *, requests: 
             ):
                 add_request((node, len(calls)))
                 continue
-        else:
-            continue  # no call rule can claim it (a request, an agent run, a case span)
         if rest is None:
             continue
         for marker in markers:  # `_holds_any`, inlined: asked of every span no rule above claimed
