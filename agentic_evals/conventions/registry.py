@@ -161,17 +161,6 @@ class Registry:
         )
         """Every key `classify_rest` looks for: a span holding none of them is not classified there,
         so the walks skip the call for it (an agent run, a case span)."""
-        self.call_markers: tuple[str, ...] = tuple(
-            dict.fromkeys(
-                [
-                    *(rule.name_key for rule in self.tool_rules[1:]),
-                    *(marker for marker, _ in self.call_classifiers),
-                ]
-            )
-        )
-        """The keys `classify_rest` can make a tool call of: a span holding neither the first tool
-        description's marker nor any of these is no call, whatever else it is (a walk for the calls
-        alone passes it over)."""
         self._asked = {
             method: _implementations(self.families, method)
             for method in (

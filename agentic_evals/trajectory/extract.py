@@ -98,7 +98,6 @@ class SpanSource:
 
     __slots__ = (
         '_adopters_made',
-        '_called',
         '_counts',
         '_issuers',
         '_nodes',
@@ -112,7 +111,6 @@ class SpanSource:
     def __init__(self, nodes: Collection[SpanNode]) -> None:
         self._nodes = nodes
         self._walked: Walked | None = None
-        self._called: Walked | None = None
         self._counts: Counts | None = None
         self._requests: list[SpanNode] | None = None
         self._ordered: list[Call] | None = None
@@ -124,30 +122,20 @@ class SpanSource:
     def _adopters(self) -> Adopters:
         """The calls, for a record whose outermost agent run may have lost its link to one."""
         if self._adopters_made is None:
-            self._adopters_made = Adopters([call[SPAN] for call in self._call_walk().calls])
+            self._adopters_made = Adopters([call[SPAN] for call in self._walk().calls])
         return self._adopters_made
 
     def _walk(self) -> Walked:
-        """Every call and request (and the notes)."""
         if self._walked is None:
             self._walked = walk(self._nodes)
         return self._walked
 
-    def _call_walk(self) -> Walked:
-        """The calls and which are invalid, at the positions `_walk` gives them: its own when made,
-        else a walk for the calls alone (names, counts and arguments read no model request)."""
-        if self._walked is not None:
-            return self._walked
-        if self._called is None:
-            self._called = walk(self._nodes, requests=False)
-        return self._called
-
     def _calls(self) -> list[Call]:
         """The calls in call order."""
         if self._ordered is None:
-            walked = self._call_walk()
+            walked = self._walk()
             calls = walked.calls
-            self._order = in_issue_order(calls, walked.invalid, self._issuers_of)
+            self._order = in_issue_order(calls, walked.invalid, walked.requests, self._issuers_of)
             self._ordered = calls if self._order is None else [calls[i] for i in self._order]
         return self._ordered
 
@@ -172,9 +160,8 @@ class SpanSource:
         return names, kinds  # type: ignore[return-value]  # no 'invalid' left
 
     def call_counts(self) -> tuple[int, int]:
-        walked = self._walked or self._called
-        if walked is not None:
-            kinds = [call[KIND] for call in walked.calls]
+        if self._walked is not None:
+            kinds = [call[KIND] for call in self._walked.calls]
             return kinds.count('ok'), kinds.count('failed') + kinds.count('invalid')
         if self._counts is None:
             self._counts = count(self._nodes)

@@ -63,10 +63,6 @@ class Issuers:
         self._texts: tuple[str, list[int]] | None = None
         self._recoveries: dict[int, _Recovery] = {}
 
-    def request_span(self, index: int) -> SpanNode:
-        """The span of model request `index`."""
-        return self._requests[index][REQUEST_SPAN]
-
     def __call__(self, index: int) -> int | None:
         found = self._found
         if index in found:
@@ -229,6 +225,7 @@ class _Recovery:
 def in_issue_order(
     calls: list[Call],
     invalid: list[int],
+    requests: list[Request],
     issuers_of: Callable[[], Issuers],
     registry: Registry = REGISTRY,
 ) -> list[int] | None:
@@ -243,8 +240,7 @@ def in_issue_order(
     sub-agent's) stay where time put them; an approved deferred call, run on resumption in a new
     run, is not a sibling of its old group.
 
-    `issuers_of` gives the issuers (and the requests), asked only when a call's issuer is needed:
-    most trees are in call order without reading a model request.
+    `issuers_of` gives the issuers, asked only when a call's issuer is needed.
     """
     order: list[int] | None = None
     seen: set[tuple[int, int]] = set()
@@ -270,18 +266,19 @@ def in_issue_order(
             slots = _sibling_slots(calls, index, run, issuer, issuers)
         seen.add((issuer, run))
         ids = [registry.call_id(calls[i][SPAN]) for i in slots]
-        positions = registry.issue_positions(issuers.request_span(issuer), ids)
+        positions = registry.issue_positions(requests[issuer][REQUEST_SPAN], ids)
         by_issue = sorted(range(len(slots)), key=lambda k: (positions.get(ids[k], len(slots)), slots[k]))
         if by_issue != list(range(len(slots))):
             order = order or list(range(len(calls)))
             for slot, source in zip(slots, by_issue, strict=True):
                 order[slot] = slots[source]
-    return _parallel_tasks_in_issue_order(calls, order, issuers_of, registry)
+    return _parallel_tasks_in_issue_order(calls, order, requests, issuers_of, registry)
 
 
 def _parallel_tasks_in_issue_order(
     calls: list[Call],
     order: list[int] | None,
+    requests: list[Request],
     issuers_of: Callable[[], Issuers],
     registry: Registry,
 ) -> list[int] | None:
@@ -312,7 +309,7 @@ def _parallel_tasks_in_issue_order(
         if issuer is not None and end - index > 1:
             slots = list(range(index, end))
             ids = [registry.call_id(calls[i][SPAN]) for i in slots]
-            positions = registry.issue_positions(issuers.request_span(issuer), ids)
+            positions = registry.issue_positions(requests[issuer][REQUEST_SPAN], ids)
             by_issue = sorted(slots, key=lambda i: (positions.get(ids[i - index], len(slots)), i))
             if by_issue != slots:
                 order = order or list(range(len(calls)))

@@ -65,7 +65,6 @@ _WalkSettings = tuple[
     bool,
     Callable[[SpanNode, list[str]], Answer] | None,
     tuple[str, ...],
-    tuple[str, ...],
 ]
 
 
@@ -95,7 +94,6 @@ def _walk_settings(registry: Registry) -> _WalkSettings:
         request.excluded_key == tool.name_key,
         registry.classify_rest if registry.has_rest else None,
         registry.rest_markers,
-        registry.call_markers,
     )
 
 
@@ -110,20 +108,13 @@ class Walked(NamedTuple):
     notes: list[str]
 
 
-def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY, *, requests: bool = True) -> Walked:
-    """Every tool call attempt and model request in `nodes`.
-
-    With `requests=False`, only the calls (and which are invalid): the same calls at the same
-    positions, but `requests` and `notes` are left empty. A span that no call rule can claim is
-    then passed over after a look-up or two, without reading the keys that make it a request: on a
-    fresh tree most of a walk's time is fetching spans' attributes from memory, and a model
-    request reads more of them than any other span.
-    """
+def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
+    """Every tool call attempt and model request in `nodes`."""
     calls: list[Call] = []
-    found: list[Request] = []
+    requests: list[Request] = []
     invalid: list[int] = []
     notes: list[str] = []
-    add_call, add_request = calls.append, found.append
+    add_call, add_request = calls.append, requests.append
     (
         tool_key,
         prefixes,
@@ -142,10 +133,7 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY, *, requests: 
         excluded_is_tool,
         rest,
         markers,
-        call_markers,
     ) = _walk_settings(registry)
-    if not requests:
-        markers = call_markers  # what a call classifier or another tool description looks for
     for node in nodes:
         attributes = node.attributes
         name = attributes.get(tool_key, _ABSENT)  # one look-up for the marker and the tool name
@@ -182,20 +170,13 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY, *, requests: 
             ):
                 add_request((node, len(calls)))
                 continue
-        else:
-            if not requests:
-                for marker in markers:  # `_holds_any`, inlined
-                    if marker in attributes:
-                        break
-                else:
-                    continue  # no call rule can claim it (a request, an agent run, a case span)
-            if (
-                model_key in attributes
-                and (excluded_is_tool or excluded_key not in attributes)
-                and attributes.get(operation_key) in operations
-            ):
-                add_request((node, len(calls)))
-                continue
+        elif (
+            model_key in attributes
+            and (excluded_is_tool or excluded_key not in attributes)
+            and attributes.get(operation_key) in operations
+        ):
+            add_request((node, len(calls)))
+            continue
         if rest is None:
             continue
         for marker in markers:  # `_holds_any`, inlined: asked of every span no rule above claimed
@@ -210,9 +191,7 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY, *, requests: 
             if answer[1] == 'invalid':
                 invalid.append(len(calls))
             add_call((node, *answer))
-    if not requests:
-        return Walked(calls, [], invalid, [])
-    return Walked(calls, found, invalid, notes)
+    return Walked(calls, requests, invalid, notes)
 
 
 def _holds_any(attributes: Mapping[str, object], markers: tuple[str, ...]) -> bool:
@@ -288,12 +267,9 @@ def count(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Counts:
 
 
 def requests_of(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> list[SpanNode]:
-    """The model requests in `nodes` (the same as `walk`'s); the first description's tool spans are
-    passed over by their name, their attributes unread."""
+    """The model requests in `nodes` (the same as `walk`'s); tool spans are skipped unread."""
     found: list[SpanNode] = []
     add = found.append
-    tool = _first_tool_spans(registry)
-    tool_key, prefixes, span_names = tool.name_key, tool.span_prefixes, tool.span_names
     request = _first_request_spans(registry)
     model_key, operation_key, operations, excluded_key = (
         request.model_key,
@@ -301,31 +277,19 @@ def requests_of(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> lis
         request.operations,
         request.excluded_key,
     )
-    excluded_is_tool = excluded_key == tool_key
-    rest = registry.classify_rest if registry.has_rest else None
-    markers = registry.rest_markers
-    notes: list[str] = []  # `walk` keeps them; a count of requests has no use for them
+    others = len(registry.request_rules) > 1 or bool(registry.request_classifiers)
+    # No request rule or classifier accepts a span holding the first tool marker (they must not
+    # accept a call, and its spans are calls): most of a tree's other spans are skipped by it.
+    tool_key = _first_tool_spans(registry).name_key
+    check_excluded = excluded_key is not None and excluded_key != tool_key  # GenAI's is the tool key
     for node in nodes:
         attributes = node.attributes
         if tool_key in attributes:
-            span_name = node.name
-            if type(span_name) is str and (span_name.startswith(prefixes) or span_name in span_names):
-                continue  # the first tool description's span: a call or nothing, as `walk` decides
-            if (
-                not excluded_is_tool
-                and model_key in attributes
-                and excluded_key not in attributes
-                and attributes.get(operation_key) in operations
-            ):
-                add(node)
-                continue
-        elif (
-            model_key in attributes
-            and (excluded_is_tool or excluded_key not in attributes)
-            and attributes.get(operation_key) in operations
-        ):
-            add(node)
             continue
-        if rest is not None and _holds_any(attributes, markers) and rest(node, notes) is MODEL_REQUEST:
+        if (
+            model_key in attributes
+            and attributes.get(operation_key) in operations
+            and (not check_excluded or excluded_key not in attributes)
+        ) or (others and registry.is_model_request(node)):
             add(node)
     return found
