@@ -133,7 +133,7 @@ MORE_ATTRIBUTES: dict[str, list[Any]] = {
     openinference.TOOL_NAME: ['a', 4],
     genai.RESPONSE_MODEL: ['m'],
 }
-"""Every family's markers too, mixed as no real span mixes them: for the walks against each other."""
+"""Every family's markers too, mixed as no real span mixes them: for the count against the walk."""
 
 
 @st.composite
