@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 
@@ -96,8 +97,13 @@ class F1Score:
         return f1_figures(self.matched, self.actual, self.expected, label)[1]
 
 
+@lru_cache(maxsize=4096, typed=True)
 def f1_figures(matched: int, actual: int, expected: int, label: str) -> tuple[float, str]:
-    """`F1Score(matched, actual, expected)`'s value and `describe(label)`, each figure computed once."""
+    """`F1Score(matched, actual, expected)`'s value and `describe(label)`, each figure computed once.
+
+    Cached: printing three floats costs more than the rest of a small case's score, and the same few
+    counts recur across cases (trajectories of one agent are about the same length).
+    """
     precision = matched / actual if actual else 0.0
     recall = matched / expected if expected else 0.0
     value = f1(precision, recall)
