@@ -4,6 +4,8 @@
 being imported ends in one line and exit status 130, never a traceback.
 """
 
+from __future__ import annotations
+
 import contextlib
 import os
 import signal
@@ -17,6 +19,9 @@ EXIT_INTERRUPTED = 130
 def entry() -> int:
     """The command line of this process: `cli.main()`, with Ctrl-C caught around its imports too."""
     try:
+        from .interrupts import watch
+
+        watch()
         from .cli import main
 
         status = main()
@@ -25,10 +30,13 @@ def entry() -> int:
         # reset its handlers), so it is ignored.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a second Ctrl-C ends the process at once
-        with contextlib.suppress(OSError, ValueError, AttributeError):  # stderr closed or broken: say nothing
-            print(f'{PROG}: interrupted', file=sys.stderr, flush=True)
-        status = EXIT_INTERRUPTED
+        status = _interrupted()
+    except Exception as error:
+        from .interrupts import interrupted
+
+        if not interrupted(error):
+            raise
+        status = _interrupted()  # during the imports, as something else (see `interrupts`)
     _quiet_stdout()
     if status == EXIT_INTERRUPTED:
         # CPython remembers a KeyboardInterrupt raised inside exec'd source (dataclasses build their
@@ -38,6 +46,13 @@ def entry() -> int:
             sys.stderr.flush()
         os._exit(status)
     return status
+
+
+def _interrupted() -> int:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a second Ctrl-C ends the process at once
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # stderr closed or broken: say nothing
+        print(f'{PROG}: interrupted', file=sys.stderr, flush=True)
+    return EXIT_INTERRUPTED
 
 
 def _quiet_stdout() -> None:

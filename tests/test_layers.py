@@ -16,6 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / 'agentic_evals'
 
 LAYERS: dict[str, int] = {
     'errors': 0,
+    'interrupts': 0,
     'conventions': 1,
     'capturing': 2,
     'traces': 2,

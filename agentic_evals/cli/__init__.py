@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from ..errors import AgenticEvalsError
+from ..interrupts import interrupted
 from ..reports.text import one_line
 from . import compare, inspect, render, run
 from .common import (
@@ -60,6 +61,9 @@ def _run(argv: Sequence[str] | None) -> int:
         say(f'{PROG}: interrupted')
         return EXIT_INTERRUPTED
     except Exception as error:  # a bug: said in one line, never mistaken for a failed gate (1) or bad input (2)
+        if interrupted(error):  # a Ctrl-C that became another exception (see `interrupts`)
+            say(f'{PROG}: interrupted')
+            return EXIT_INTERRUPTED
         return _internal_error(error)
 
 
