@@ -99,6 +99,10 @@ class Case:
 
     More than one for small trees, where one tree takes a fraction of a millisecond: every tree
     is still new, so each pays for its own extraction."""
+    as_built: bool = False
+    """Each side builds its own trees and scores each right after building it, as `run` and
+    `Dataset.evaluate` do (times are the evaluators' alone); otherwise both sides score the same
+    trees, all built before a `gc.collect()`, so the first to read a tree fetches it from memory."""
 
     @property
     def metrics(self) -> dict[str, int | float]:
@@ -188,6 +192,27 @@ def run_side_on_trees(evaluators: Sequence[AnyEvaluator], contexts: Sequence[Con
     return elapsed, results
 
 
+def run_side_as_built(
+    evaluators: Sequence[AnyEvaluator], plan: AgentRunPlan | RecordedRun, metrics: dict[str, int | float], trees: int
+) -> tuple[float, list[object]]:
+    """Seconds per tree of `evaluators` on `trees` new trees, each timed right after it is built
+    (building is not timed), and every result; the collector is off, as in `run_side`."""
+    gc.collect()
+    gc.disable()
+    elapsed = 0.0
+    results: list[object] = []
+    try:
+        for _ in range(trees):
+            ctx = make_context(plan.build_tree(), metrics)
+            start = time.perf_counter()
+            found = [evaluator.evaluate(ctx) for evaluator in evaluators]
+            elapsed += time.perf_counter() - start
+            results += found
+    finally:
+        gc.enable()
+    return elapsed / trees, results
+
+
 def shorten(text: str | None, limit: int = 300) -> str:
     text = str(text)
     return text if len(text) <= limit else f'{text[:limit]}... ({len(text):,} characters)'
@@ -221,7 +246,15 @@ def measure(case: Case) -> Measurement:
     ours_evaluators = [p.ours for p in case.pairs]
     metrics = case.metrics
     for repetition in range(-1, case.repeats):
-        if case.trees > 1:
+        if case.as_built:
+            plan, trees = case.plan, case.trees
+            if repetition % 2 == 0:
+                builtin_time, builtin_results = run_side_as_built(builtin_evaluators, plan, metrics, trees)
+                ours_time, ours_results = run_side_as_built(ours_evaluators, plan, metrics, trees)
+            else:
+                ours_time, ours_results = run_side_as_built(ours_evaluators, plan, metrics, trees)
+                builtin_time, builtin_results = run_side_as_built(builtin_evaluators, plan, metrics, trees)
+        elif case.trees > 1:
             trees = [case.plan.build_tree() for _ in range(case.trees)]
             theirs = [make_context(tree, metrics) for tree in trees]
             mine = [make_context(tree, metrics) for tree in trees]
@@ -383,6 +416,12 @@ def small_tree_case(run: RecordedRun, repeats: int) -> Case:
     return Case(name, run, small_tree_pairs(run), repeats, SMALL_TARGET, trees=SMALL_TREES)
 
 
+def small_tree_as_built_case(run: RecordedRun, repeats: int) -> Case:
+    """The small-tree suite on trees scored as they are built: for context, no target (see `Case.as_built`)."""
+    name = f'small trees ({SMALL_SPANS} spans), each scored as it is built'
+    return Case(name, run, small_tree_pairs(run), repeats, None, trees=SMALL_TREES, as_built=True)
+
+
 def in_order_case(size: int, repeats: int) -> Case:
     plan = plan_run(ok_calls=size, seed=SEED + size)
     expected = perturb(plan.trajectory, rate=0.05, seed=SEED + size + 1)
@@ -506,7 +545,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f' ({len(ours.extract_trajectory(small.build_tree()).call_names())} successful tool calls),'
         f' {SMALL_TREES} fresh trees per run.'
     )
-    cases.append(small_tree_case(small, repeats(21)))
+    cases += [small_tree_case(small, repeats(21)), small_tree_as_built_case(small, repeats(21))]
     cases += [in_order_case(size, repeats(n)) for size, n in zip(IN_ORDER_SIZES, (21, 9, 5), strict=True)]
 
     measurements: list[Measurement] = []
