@@ -248,13 +248,13 @@ sys.exit(entry())
     ],
 )
 def test_ctrl_c_during_imports_is_130_in_one_line(tmp_path: Path, module: str) -> None:
+    _assert_interrupted(_interrupt_on_import(module), tmp_path)
+
+
+def _assert_interrupted(code: str, directory: Path) -> None:
+    """Python `code` run in `directory` ends in status 130 and one line."""
     done = subprocess.run(
-        [sys.executable, '-c', _interrupt_on_import(module)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=env(),
+        [sys.executable, '-c', code], capture_output=True, text=True, timeout=120, cwd=directory, env=env()
     )
     assert (done.returncode, done.stderr) == (130, 'agentic-evals-otel: interrupted\n')
 
@@ -300,15 +300,7 @@ sys.exit(entry())
 def test_ctrl_c_made_into_something_else_is_still_130_in_one_line(tmp_path: Path, module: str, made_into: str) -> None:
     """Not an internal error (3) nor a lost interrupt ("Exception ignored" and the run going on):
     seen under load as a `SchemaError` and in importlib's weak-reference callbacks."""
-    done = subprocess.run(
-        [sys.executable, '-c', _ctrl_c_on_import(module, made_into)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=env(),
-    )
-    assert (done.returncode, done.stderr) == (130, 'agentic-evals-otel: interrupted\n')
+    _assert_interrupted(_ctrl_c_on_import(module, made_into), tmp_path)
 
 
 def _imports_heavily() -> bool:
