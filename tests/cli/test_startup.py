@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / 'agentic_evals'
-LIGHT = {'agentic_evals', 'agentic_evals.errors', 'agentic_evals.reports', 'agentic_evals.reports.text'}
+LIGHT = {
+    'agentic_evals',
+    'agentic_evals.errors',
+    'agentic_evals.interrupts',
+    'agentic_evals.reports',
+    'agentic_evals.reports.text',
+}
 """The package's own modules the parser may load; `agentic_evals.cli.*` too."""
 
 
