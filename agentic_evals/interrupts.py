@@ -27,9 +27,9 @@ def on_ctrl_c(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def interrupted(error: BaseException) -> bool:
-    """Whether `error` ends the command as an interruption: a `KeyboardInterrupt`, or any error
-    raised after Ctrl-C was pressed (whatever a library made of the interrupt)."""
+def interrupted(error: BaseException | None = None) -> bool:
+    """Whether the command ends as an interruption: Ctrl-C was pressed (whatever a library made of
+    the interrupt: another error, or one it caught and went on from), or `error` is one."""
     return _pressed or isinstance(error, KeyboardInterrupt)
 
 
@@ -40,8 +40,8 @@ that reports it (and lost again), since the main thread runs the hook."""
 
 def watch() -> None:
     """Install `on_ctrl_c`, and an unraisable hook that sends a lost interrupt to the main thread
-    again (which raises it as if the key had just been pressed). Only for the command-line process:
-    a library must not take over its host's signals."""
+    again (a real SIGINT, which also wakes a blocking call). Only for the command-line process: a
+    library must not take over its host's signals."""
     signal.signal(signal.SIGINT, on_ctrl_c)
     previous = sys.unraisablehook
     sys.unraisablehook = lambda info: _redeliver(info, previous)
@@ -49,10 +49,17 @@ def watch() -> None:
 
 def _redeliver(info: sys.UnraisableHookArgs, previous: Callable[[sys.UnraisableHookArgs], object]) -> None:
     if isinstance(info.exc_value, KeyboardInterrupt):
-        # `interrupt_main` does nothing once SIGINT is ignored or back to its default: the status
-        # is decided by then.
-        timer = threading.Timer(REDELIVERY_DELAY, _thread.interrupt_main)
+        timer = threading.Timer(REDELIVERY_DELAY, _interrupt_main, (threading.main_thread().ident,))
         timer.daemon = True
         timer.start()
     else:
         previous(info)
+
+
+def _interrupt_main(main: int | None) -> None:
+    if signal.getsignal(signal.SIGINT) is not on_ctrl_c:
+        return  # the status is decided (SIGINT ignored, or back to its default)
+    if main is not None and hasattr(signal, 'pthread_kill'):
+        signal.pthread_kill(main, signal.SIGINT)  # a signal to the thread: a blocking call returns
+    else:
+        _thread.interrupt_main()  # Windows: raised once the main thread runs Python code again

@@ -47,24 +47,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     try:
-        parser = build_parser()
-        try:
-            args = parser.parse_args(argv)
-        except SystemExit as exit_:  # argparse: --help (0) or a usage error (2, message already printed)
-            return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
-        handler: Callable[..., int] = args.handler
-        return handler(args)
-    except AgenticEvalsError as error:
-        say(f'{PROG}: error: {one_line(str(error))}')
-        return EXIT_USAGE
+        status = _dispatch(argv)
     except KeyboardInterrupt:
+        status = EXIT_INTERRUPTED
+    except Exception as error:
+        if interrupted(error):  # a Ctrl-C that became another exception (see `interrupts`)
+            status = EXIT_INTERRUPTED
+        elif isinstance(error, AgenticEvalsError):
+            say(f'{PROG}: error: {one_line(str(error))}')
+            status = EXIT_USAGE
+        else:  # a bug: said in one line, never mistaken for a failed gate (1) or bad input (2)
+            status = _internal_error(error)
+    if status == EXIT_INTERRUPTED or interrupted():  # also one a library caught and went on from
         say(f'{PROG}: interrupted')
         return EXIT_INTERRUPTED
-    except Exception as error:  # a bug: said in one line, never mistaken for a failed gate (1) or bad input (2)
-        if interrupted(error):  # a Ctrl-C that became another exception (see `interrupts`)
-            say(f'{PROG}: interrupted')
-            return EXIT_INTERRUPTED
-        return _internal_error(error)
+    return status
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse: --help (0) or a usage error (2, message already printed)
+        return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    handler: Callable[..., int] = args.handler
+    return handler(args)
 
 
 def _internal_error(error: Exception) -> int:
