@@ -16,6 +16,7 @@ import contextlib
 import multiprocessing
 import os
 import pickle
+import signal
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -159,8 +160,23 @@ _counters: Any = None
 """Traces read and rows made by every worker, shared with the driver for its progress display."""
 
 
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """End `pool` at once: running tasks killed (their workers ignore Ctrl-C), queued ones cancelled."""
+    terminate = getattr(pool, 'terminate_workers', None)  # Python 3.14+; it shuts the pool down too
+    if terminate is not None:
+        terminate()
+        return
+    processes: dict[int, multiprocessing.Process] = getattr(pool, '_processes', None) or {}  # before: private
+    for process in list(processes.values()):
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def _init_worker(job: Job, counters: Any) -> None:
     global _job, _counters
+    # Ctrl-C reaches every process of the terminal's group: the driver stops the workers itself
+    # (`_stop`), so theirs would only print a traceback each.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _job, _counters = job, counters
     work.forget_loop()  # a forked worker must not share its parent's event loop (and its epoll instance)
 
@@ -267,23 +283,31 @@ class _Pool:
             tempfile.TemporaryDirectory(prefix='agentic-evals-rows-') as self.directory,  # a killed worker's file too
             ProcessPoolExecutor(self.workers, context, initializer=_init_worker, initargs=initargs) as pool,
         ):
-            shares = self._gather(pool, None)
-            outcome.traces = sum(s.traces for s in shares)
-            if self.job.index is None:
-                return outcome
-            plan = CasePlan(self.job.index)
-            for hits in sorted((h for s in shares for h in s.hits), key=lambda h: h.arrival):
-                plan.offer(hits.trace_id, hits.label, hits.hits)
-            for share in shares:
-                if share.unmatched_count:
-                    plan.unmatch(share.unmatched[0], share.unmatched_count)
-            decided = plan.decide()
+            try:
+                return self._score(pool, outcome)
+            except BaseException:
+                _stop(pool)  # leaving the pool waits for its tasks: a Ctrl-C must not wait for every share
+                raise
 
-            def second(wanted: dict[str, list[int]]) -> list[Row]:
-                self._gather(pool, wanted)
-                return []
+    def _score(self, pool: ProcessPoolExecutor, outcome: Outcome) -> Outcome:
+        """Both passes over the traces, in `pool`'s workers."""
+        shares = self._gather(pool, None)
+        outcome.traces = sum(s.traces for s in shares)
+        if self.job.index is None:
+            return outcome
+        plan = CasePlan(self.job.index)
+        for hits in sorted((h for s in shares for h in s.hits), key=lambda h: h.arrival):
+            plan.offer(hits.trace_id, hits.label, hits.hits)
+        for share in shares:
+            if share.unmatched_count:
+                plan.unmatch(share.unmatched[0], share.unmatched_count)
+        decided = plan.decide()
 
-            _finish(self.job, plan, decided, self.builder, outcome, self.listener, second)
+        def second(wanted: dict[str, list[int]]) -> list[Row]:
+            self._gather(pool, wanted)
+            return []
+
+        _finish(self.job, plan, decided, self.builder, outcome, self.listener, second)
         return outcome
 
     def _gather(self, pool: ProcessPoolExecutor, wanted: dict[str, list[int]] | None) -> list[_Share]:

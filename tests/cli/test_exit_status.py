@@ -7,8 +7,11 @@ traceback, and never in the status that means "a gate failed".
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
+import os
+import re
 import signal
 import subprocess
 import sys
@@ -433,3 +436,46 @@ def test_the_interrupt_message_names_the_program() -> None:
     from agentic_evals.cli.common import EXIT_INTERRUPTED, PROG
 
     assert (entry_module.PROG, entry_module.EXIT_INTERRUPTED) == (PROG, EXIT_INTERRUPTED)
+
+
+def _many_traces(path: Path, copies: int) -> Path:
+    """`copies` of the baseline traces, each copy under new trace ids."""
+    lines = Path(traces('baseline')).read_text(encoding='utf-8').splitlines()
+    ids = sorted({found for line in lines for found in re.findall(r'"traceId":"([0-9a-f]{32})"', line)})
+    with path.open('w', encoding='utf-8') as out:
+        for copy in range(copies):
+            for line in lines:
+                for n, trace_id in enumerate(ids):
+                    line = line.replace(trace_id, f'{copy:016x}{n:016x}')
+                out.write(line + '\n')
+    return path
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f'/proc/{pid}/task').iterdir():
+        found += [int(child) for child in (task / 'children').read_text().split()]
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path('/proc/self/task').is_dir(), reason='reads child processes from /proc')
+def test_ctrl_c_with_worker_processes_is_130_in_one_line(tmp_path: Path) -> None:
+    """Ctrl-C reaches every process of the terminal's group: the workers say nothing (they printed a
+    traceback each) and the driver stops them at once instead of waiting for their shares."""
+    evaluators = tmp_path / 'e.yaml'
+    evaluators.write_text('- MaxToolCalls: 50\n', encoding='utf-8')
+    argv = [sys.executable, '-m', 'agentic_evals', 'run', '--evaluators', str(evaluators), '--workers', '2']
+    argv.append(str(_many_traces(tmp_path / 'many.otlp.jsonl', 300)))
+    process = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), start_new_session=True
+    )
+    try:
+        while len(_children(process.pid)) < 2 and process.poll() is None:
+            time.sleep(0.01)
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal sends it: to the whole group
+        _, err = process.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert (process.returncode, err) == (130, 'agentic-evals-otel: interrupted\n')
