@@ -322,7 +322,12 @@ def _read_pydantic_ai(messages: Sequence[Any], builder: _Builder) -> None:
             stamp = next((t for part in parts if (t := _get(part, 'timestamp')) is not None), None)
         if stamp is None and previous is not None:
             stamp = previous + timedelta(microseconds=1)
-        when = previous = _when(stamp, index)
+        when = _when(stamp, index)
+        if previous is not None and (when.tzinfo is None) == (previous.tzinfo is None) and when <= previous:
+            # Not after the message before it (messages made within one clock tick, by a scripted
+            # model): the order of the history decides, so a prompt never ties with the answer before it.
+            when = previous + timedelta(microseconds=1)
+        previous = when
         if _get(message, 'kind') == 'response':
             last_response = builder.response(when, _get(message, 'model_name'), _get(message, 'usage'))
             for part in parts:

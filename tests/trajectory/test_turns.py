@@ -3,6 +3,7 @@ a real two-turn pydantic-ai conversation scored from its spans and from its mess
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
@@ -204,6 +205,21 @@ def test_each_user_prompt_after_a_response_starts_a_turn(form: str) -> None:
         assert [c.issued_by for c in turn.tool_calls] == list(range(len(turn.tool_calls)))
     single = trajectory_from_messages(FORMATS[form](['a', 'b']))
     assert single.turns() == [single]
+
+
+def test_messages_made_within_one_clock_tick_keep_their_turns() -> None:
+    """A scripted model answers within a clock tick: every message can carry the same timestamp (it
+    made the turns flaky). The order of the history decides."""
+    messages = pydantic_ai_turns(['a', 'b'], [], ['c'])
+    tick = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    for message in messages:
+        message.timestamp = tick
+        for part in message.parts:
+            if hasattr(part, 'timestamp'):
+                part.timestamp = tick
+    turns = trajectory_from_messages(messages, agent='bot').turns()
+    assert [names(turn) for turn in turns] == [['a', 'b'], [], ['c']]
+    assert [len(turn.model_requests) for turn in turns] == [3, 1, 2]
 
 
 def test_prompts_with_no_response_between_are_one_turn() -> None:
