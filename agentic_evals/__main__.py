@@ -4,8 +4,6 @@
 being imported ends in one line and exit status 130, never a traceback.
 """
 
-from __future__ import annotations
-
 import contextlib
 import os
 import signal
@@ -31,10 +29,10 @@ def entry() -> int:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except KeyboardInterrupt:
         status = _interrupted()
-    except Exception as error:
+    except Exception:
         from .interrupts import interrupted
 
-        if not interrupted(error):
+        if not interrupted():
             raise
         status = _interrupted()  # during the imports, as something else (see `interrupts`)
     _quiet_stdout()

@@ -4,7 +4,7 @@ Python raises `KeyboardInterrupt` wherever the main thread is, and some places t
 something else: an exception in a class's `__set_name__` becomes a `RuntimeError` (before 3.12),
 pydantic-core reports one raised while it builds a schema as a `SchemaError`, and one raised in a
 weak reference's callback or a finalizer is printed as "Exception ignored" and lost. So the
-process's SIGINT handler remembers the key was pressed (`interrupted` then holds for any error),
+process's SIGINT handler remembers the key was pressed (`interrupted()`, whatever the error),
 and an interrupt that could not be raised is sent to the main thread again, a moment later.
 """
 
@@ -27,10 +27,10 @@ def on_ctrl_c(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def interrupted(error: BaseException | None = None) -> bool:
-    """Whether the command ends as an interruption: Ctrl-C was pressed (whatever a library made of
-    the interrupt: another error, or one it caught and went on from), or `error` is one."""
-    return _pressed or isinstance(error, KeyboardInterrupt)
+def interrupted() -> bool:
+    """Whether Ctrl-C was pressed: the command then ends as an interruption, whatever a library made
+    of the `KeyboardInterrupt` (another error, or nothing: caught, and gone on from)."""
+    return _pressed
 
 
 REDELIVERY_DELAY = 0.05

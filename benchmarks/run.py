@@ -21,7 +21,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -160,35 +161,35 @@ def make_context(tree: SpanTree, metrics: dict[str, int | float]) -> Context:
     )
 
 
-def run_side(evaluators: Sequence[AnyEvaluator], ctx: Context, calls: int = 1) -> tuple[float, list[object]]:
-    """Seconds taken by all `evaluators` on `ctx` (per call, of `calls`), and what they returned.
-
-    The garbage collector is off inside the timed region (as `timeit` does) and a collection runs
-    just before it, so neither side pays for the other's garbage.
-    """
+@contextmanager
+def collector_off() -> Iterator[None]:
+    """The garbage collector off inside a timed region (as `timeit` does), after a collection just
+    before it, so neither side pays for the other's garbage."""
     gc.collect()
     gc.disable()
     try:
+        yield
+    finally:
+        gc.enable()
+
+
+def run_side(evaluators: Sequence[AnyEvaluator], ctx: Context, calls: int = 1) -> tuple[float, list[object]]:
+    """Seconds taken by all `evaluators` on `ctx` (per call, of `calls`), and what they returned."""
+    with collector_off():
         start = time.perf_counter()
         for _ in range(calls):
             results: list[object] = [evaluator.evaluate(ctx) for evaluator in evaluators]
         elapsed = (time.perf_counter() - start) / calls
-    finally:
-        gc.enable()
     return elapsed, results
 
 
 def run_side_on_trees(evaluators: Sequence[AnyEvaluator], contexts: Sequence[Context]) -> tuple[float, list[object]]:
     """`run_side` over several fresh trees' contexts: seconds per tree, and every result (tree by
     tree, the evaluators' results in order)."""
-    gc.collect()
-    gc.disable()
-    try:
+    with collector_off():
         start = time.perf_counter()
         results: list[object] = [evaluator.evaluate(ctx) for ctx in contexts for evaluator in evaluators]
         elapsed = (time.perf_counter() - start) / len(contexts)
-    finally:
-        gc.enable()
     return elapsed, results
 
 
@@ -196,21 +197,33 @@ def run_side_as_built(
     evaluators: Sequence[AnyEvaluator], plan: AgentRunPlan | RecordedRun, metrics: dict[str, int | float], trees: int
 ) -> tuple[float, list[object]]:
     """Seconds per tree of `evaluators` on `trees` new trees, each timed right after it is built
-    (building is not timed), and every result; the collector is off, as in `run_side`."""
-    gc.collect()
-    gc.disable()
+    (building is not timed), and every result."""
     elapsed = 0.0
     results: list[object] = []
-    try:
+    with collector_off():
         for _ in range(trees):
             ctx = make_context(plan.build_tree(), metrics)
             start = time.perf_counter()
             found = [evaluator.evaluate(ctx) for evaluator in evaluators]
             elapsed += time.perf_counter() - start
             results += found
-    finally:
-        gc.enable()
     return elapsed / trees, results
+
+
+Side = Callable[[Sequence[AnyEvaluator]], tuple[float, list[object]]]
+"""Times one side's evaluators in a repetition: seconds (per tree or call) and results."""
+
+
+def sides(case: Case, metrics: dict[str, int | float]) -> Side:
+    """How each side is timed in one repetition of `case`: on trees built now and shared by both
+    sides, or (`case.as_built`) on trees of its own."""
+    if case.as_built:
+        return lambda evaluators: run_side_as_built(evaluators, case.plan, metrics, case.trees)
+    if case.trees > 1:
+        trees = [case.plan.build_tree() for _ in range(case.trees)]
+        return lambda evaluators: run_side_on_trees(evaluators, [make_context(tree, metrics) for tree in trees])
+    tree = case.plan.build_tree()
+    return lambda evaluators: run_side(evaluators, make_context(tree, metrics), case.calls)
 
 
 def shorten(text: str | None, limit: int = 300) -> str:
@@ -246,34 +259,14 @@ def measure(case: Case) -> Measurement:
     ours_evaluators = [p.ours for p in case.pairs]
     metrics = case.metrics
     for repetition in range(-1, case.repeats):
-        if case.as_built:
-            plan, trees = case.plan, case.trees
-            if repetition % 2 == 0:
-                builtin_time, builtin_results = run_side_as_built(builtin_evaluators, plan, metrics, trees)
-                ours_time, ours_results = run_side_as_built(ours_evaluators, plan, metrics, trees)
-            else:
-                ours_time, ours_results = run_side_as_built(ours_evaluators, plan, metrics, trees)
-                builtin_time, builtin_results = run_side_as_built(builtin_evaluators, plan, metrics, trees)
-        elif case.trees > 1:
-            trees = [case.plan.build_tree() for _ in range(case.trees)]
-            theirs = [make_context(tree, metrics) for tree in trees]
-            mine = [make_context(tree, metrics) for tree in trees]
-            if repetition % 2 == 0:
-                builtin_time, builtin_results = run_side_on_trees(builtin_evaluators, theirs)
-                ours_time, ours_results = run_side_on_trees(ours_evaluators, mine)
-            else:
-                ours_time, ours_results = run_side_on_trees(ours_evaluators, mine)
-                builtin_time, builtin_results = run_side_on_trees(builtin_evaluators, theirs)
-            del trees, theirs, mine
+        side = sides(case, metrics)
+        if repetition % 2 == 0:
+            builtin_time, builtin_results = side(builtin_evaluators)
+            ours_time, ours_results = side(ours_evaluators)
         else:
-            tree = case.plan.build_tree()
-            if repetition % 2 == 0:
-                builtin_time, builtin_results = run_side(builtin_evaluators, make_context(tree, metrics), case.calls)
-                ours_time, ours_results = run_side(ours_evaluators, make_context(tree, metrics), case.calls)
-            else:
-                ours_time, ours_results = run_side(ours_evaluators, make_context(tree, metrics), case.calls)
-                builtin_time, builtin_results = run_side(builtin_evaluators, make_context(tree, metrics), case.calls)
-            del tree
+            ours_time, ours_results = side(ours_evaluators)
+            builtin_time, builtin_results = side(builtin_evaluators)
+        del side  # and the trees it holds
         result.values = agreed_values(case, builtin_results, ours_results)
         if repetition >= 0:
             result.builtin_seconds.append(builtin_time)
@@ -293,14 +286,10 @@ def measure_ours_split(
     scoring: list[float] = []
     for _ in range(repeats):
         tree = plan.build_tree()
-        gc.collect()
-        gc.disable()
-        try:
+        with collector_off():
             start = time.perf_counter()
             ours.extract_trajectory(tree).call_names()
             extraction.append(time.perf_counter() - start)
-        finally:
-            gc.enable()
         scoring.append(run_side(evaluators, make_context(tree, plan.metrics))[0])
         del tree
     return statistics.median(extraction), statistics.median(scoring)

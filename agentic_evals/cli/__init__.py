@@ -51,7 +51,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
     except Exception as error:
-        if interrupted(error):  # a Ctrl-C that became another exception (see `interrupts`)
+        if interrupted():  # a Ctrl-C that became another exception (see `interrupts`)
             status = EXIT_INTERRUPTED
         elif isinstance(error, AgenticEvalsError):
             say(f'{PROG}: error: {one_line(str(error))}')
