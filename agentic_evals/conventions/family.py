@@ -110,6 +110,16 @@ class RequestFacts(NamedTuple):
     cost: float | None
 
 
+class IssuedCall(NamedTuple):
+    """One tool call as a model response issued it: the other source of what an agent did, beside
+    the tool span that ran it (extraction joins the two by call id, else by place in the response)."""
+
+    call_id: str | None
+    name: str
+    arguments: str | None
+    """The arguments as the model wrote them (JSON text), `None` when the response does not record them."""
+
+
 NOT_RECORDED = 'not available in span (`include_content` may be disabled).'
 """Why a call has no arguments when none were recorded (content capture off, or never recorded)."""
 
@@ -183,6 +193,11 @@ class Family:
     def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:
         """(call id, tool name) of each call a model response issued, in issue order: how a call
         whose span records no id gets one (its place among the response's calls of its name)."""
+        return None
+
+    def issued(self, node: SpanNode) -> list[IssuedCall] | None:
+        """Every call a model response issued, in issue order, with its arguments where recorded;
+        `None` when `node` is not this family's model response (or records no output)."""
         return None
 
     def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:

@@ -24,6 +24,7 @@ from .family import (
     Classifier,
     FailureStage,
     Family,
+    IssuedCall,
     RequestFacts,
     RequestSpans,
     SpanKind,
@@ -172,6 +173,7 @@ class Registry:
                 'request_facts',
                 'issued_call_ids',
                 'issued_calls',
+                'issued',
                 'issued_texts',
                 'issue_positions',
                 'agent_run',
@@ -272,10 +274,19 @@ class Registry:
 
     def issued_call_ids(self, node: SpanNode) -> list[str]:
         answer: list[str] | None = _first(self._asked['issued_call_ids'], node)
-        return [] if answer is None else answer
+        if answer is None:
+            return [c.call_id for c in self.issued(node) if c.call_id is not None]
+        return answer
 
     def issued_calls(self, node: SpanNode) -> list[tuple[str, str]]:
         answer: list[tuple[str, str]] | None = _first(self._asked['issued_calls'], node)
+        if answer is None:
+            return [(c.call_id, c.name) for c in self.issued(node) if c.call_id is not None]
+        return answer
+
+    def issued(self, node: SpanNode) -> list[IssuedCall]:
+        """The calls `node`'s response issued, with arguments where recorded (empty when none)."""
+        answer: list[IssuedCall] | None = _first(self._asked['issued'], node)
         return [] if answer is None else answer
 
     def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None]:
