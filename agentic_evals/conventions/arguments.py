@@ -106,3 +106,8 @@ def recorded_arguments(attributes: Mapping[str, AttributeValue], keys: tuple[str
     if recorded is None:
         return None
     return Arguments(None, None, f'were recorded as {type(recorded).__name__} {recorded!r}, not as JSON text.')
+
+
+def dump_json(value: Any) -> str:
+    """A parsed value back to compact JSON text (what a response recorded as an object is compared as)."""
+    return json.dumps(value, separators=(',', ':'), ensure_ascii=False, default=str)

@@ -121,7 +121,15 @@ class IssuedCall(NamedTuple):
 
 
 NOT_RECORDED = 'not available in span (`include_content` may be disabled).'
-"""Why a call has no arguments when none were recorded (content capture off, or never recorded)."""
+"""Why a pydantic-ai call has no arguments when none were recorded (its content capture off)."""
+
+GENERIC_CONTENT_SWITCH = 'content capture may be off, or this instrumentation never records them'
+"""What a span of no family with its own `content_switch` says about arguments it does not hold."""
+
+
+def not_recorded(switch: str) -> str:
+    """Why a call has no arguments, naming the setting that records them."""
+    return f'not available in span ({switch}).'
 
 
 class Family:
@@ -139,6 +147,12 @@ class Family:
     (what `inspect` names); a family whose markers need a value check overrides `recognises`."""
     marker_spans: frozenset[str] = frozenset()
     """Span names only this family uses (as `markers`)."""
+    content_switch: str | None = None
+    """The setting that makes this instrumentation record arguments and messages (quoted in the
+    reason a call's arguments are missing, and in the trace's account), when it has one."""
+    model_spans_advice: str | None = None
+    """What to do when this family's trace records no model-request span (quoted when a budget on
+    requests, tokens or cost cannot be measured)."""
     events: ClassVar[Mapping[str, Mapping[str, str]]] = {}
     """Event name -> {event attribute: span attribute}: what the trace readers copy from a span's
     events onto the span (`SpanNode` has no events), for a family that records content in events.

@@ -24,6 +24,7 @@ from .family import (
     Classifier,
     FailureStage,
     Family,
+    IssuedCall,
     RequestFacts,
     RequestSpans,
     ToolSpans,
@@ -167,6 +168,14 @@ class GenAI(Family):
     """
 
     name = 'otel-genai'
+    content_switch = (
+        'content capture may be off: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (Google ADK: SPAN_ONLY)'
+        ' turns it on'
+    )
+    model_spans_advice = (
+        'instrument the model client too (e.g. opentelemetry-instrumentation-openai-v2 for the OpenAI client),'
+        ' so each model request has a span'
+    )
     markers = (OPERATION_NAME, TOOL_NAME, REQUEST_MODEL, RESPONSE_MODEL, AGENT_NAME)
     tool_spans = ToolSpans(TOOL_NAME, span_prefixes=(TOOL_SPAN_PREFIX,))
     # With `gen_ai_latest_experimental`, instrumentations may record a request's messages in an event
@@ -229,6 +238,10 @@ class GenAI(Family):
     def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:
         raw = node.attributes.get(OUTPUT_MESSAGES)
         return None if raw is None else list(messages.tool_calls(raw))
+
+    def issued(self, node: SpanNode) -> list[IssuedCall] | None:
+        raw = node.attributes.get(OUTPUT_MESSAGES)
+        return None if raw is None else [IssuedCall(*call) for call in messages.issued_calls(raw)]
 
     def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:
         return [raw if type(raw := node.attributes.get(OUTPUT_MESSAGES)) is str else None for node in nodes]

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .arguments import load_json
+from .arguments import dump_json, load_json
 
 ROLE = 'role'
 USER = 'user'
@@ -21,6 +21,7 @@ CONTENT = 'content'
 TOOL_CALL = 'tool_call'
 TOOL_CALL_ID = 'id'
 NAME = 'name'
+ARGUMENTS = 'arguments'
 
 # Characters every JSON encoder writes as themselves inside a string (Go escapes `<>&`, some
 # encoders `/`): an id made of them appears quoted, verbatim, in the text that holds it.
@@ -72,6 +73,19 @@ def tool_calls(raw: object) -> Iterator[tuple[str, str]]:
     for part in _tool_call_parts(raw):
         if isinstance(name := part.get(NAME), str):
             yield part[TOOL_CALL_ID], name
+
+
+def issued_calls(raw: object) -> Iterator[tuple[str, str, str | None]]:
+    """(id, name, arguments as JSON text) of the `tool_call` parts holding an id and a name, in order.
+
+    The conventions record a part's `arguments` as an object; an instrumentation that records the
+    model's text (a string) keeps it as it is, so invalid JSON stays visible as such.
+    """
+    for part in _tool_call_parts(raw):
+        if isinstance(name := part.get(NAME), str):
+            arguments = part.get(ARGUMENTS)
+            text = arguments if isinstance(arguments, str) or arguments is None else dump_json(arguments)
+            yield part[TOOL_CALL_ID], name, text
 
 
 def tool_call_ids(raw: object) -> Iterator[str]:

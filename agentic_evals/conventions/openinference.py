@@ -64,6 +64,7 @@ from .family import (
     Classifier,
     FailureStage,
     Family,
+    IssuedCall,
     RequestFacts,
 )
 
@@ -431,6 +432,11 @@ class OpenInference(Family):
 
     name = 'openinference'
     markers = (SPAN_KIND,)
+    content_switch = 'inputs may be hidden: OPENINFERENCE_HIDE_INPUTS or TraceConfig(hide_inputs=True) is set'
+    model_spans_advice = (
+        "instrument the model client too (OpenInference's instrumentor for it, e.g."
+        ' openinference-instrumentation-openai or -litellm), so each model request has an LLM span'
+    )
 
     def call_classifiers(self) -> Mapping[str, Classifier]:
         return {SPAN_KIND: classify_call}
@@ -530,6 +536,11 @@ class OpenInference(Family):
         if _kind(node) != LLM:
             return None
         return [(i, name) for i, name, _ in issued_calls(node) if i is not None and name is not None]
+
+    def issued(self, node: SpanNode) -> list[IssuedCall] | None:
+        if _kind(node) != LLM:
+            return None
+        return [IssuedCall(i, name, arguments) for i, name, arguments in issued_calls(node) if name is not None]
 
     def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:
         # The ids are separate attributes: quoting them side by side gives the text to search.

@@ -28,6 +28,9 @@ V2_TOOL_RESULT = 'tool_response'
 LOGFIRE_MSG = 'logfire.msg'
 OUTPUT_FUNCTION_MSG_PREFIX = 'running output function:'
 INVALID_TOOL_CALL_MSG_PREFIX = 'invalid tool call:'
+TOOL_MSG_PREFIXES = ('running tool', OUTPUT_FUNCTION_MSG_PREFIX, INVALID_TOOL_CALL_MSG_PREFIX)
+"""How `logfire.msg` starts on pydantic-ai's tool spans of every version (what tells them from other
+GenAI tool spans when content capture is off and nothing else of pydantic-ai's is on them)."""
 
 # Present on a tool span whose call raised `ApprovalRequired` / `CallDeferred` instead of running.
 DEFERRAL_NAME = 'pydantic_ai.tool.deferral.name'
@@ -57,6 +60,7 @@ class PydanticAI(Family):
     (output functions, deferred calls, failure stages, the agent span's conversation and output)."""
 
     name = 'pydantic-ai'
+    content_switch = '`include_content` may be disabled'
     markers = (ALL_MESSAGES, FINAL_RESULT, RETRY_CAUSE, FAILURE_STAGE, DEFERRAL_NAME, MODEL_REQUEST_PARAMETERS)
     marker_spans = frozenset({V2_TOOL_SPAN, V2_AGENT_SPAN})
     tool_spans = ToolSpans(
@@ -69,6 +73,12 @@ class PydanticAI(Family):
         rejected_key=FAILURE_STAGE,
         rejected_value=VALIDATION,
     )
+
+    def recognises(self, node: SpanNode) -> bool:
+        if super().recognises(node):
+            return True
+        msg = node.attributes.get(LOGFIRE_MSG)
+        return isinstance(msg, str) and msg.startswith(TOOL_MSG_PREFIXES)
 
     def arguments(self, node: SpanNode) -> Arguments | None:
         found = recorded_arguments(node.attributes, (genai.TOOL_CALL_ARGUMENTS, V2_TOOL_ARGUMENTS))

@@ -16,9 +16,9 @@ from pydantic_evals.otel.span_tree import SpanNode
 
 from . import genai, google_adk, langsmith, openai_agents, openinference, pydantic_ai, strands
 from .family import (
+    GENERIC_CONTENT_SWITCH,
     IGNORED,
     MODEL_REQUEST,
-    NOT_RECORDED,
     Answer,
     Arguments,
     Classifier,
@@ -29,6 +29,7 @@ from .family import (
     RequestSpans,
     SpanKind,
     ToolSpans,
+    not_recorded,
 )
 from .otel import EXCEPTION_FOLD
 
@@ -187,16 +188,18 @@ class Registry:
         self._arguments = self._asked['arguments']
         self._losing = tuple(f for f in self.families if type(f).loses_parent_run is not Family.loses_parent_run)
 
-    def families_in(self, nodes: Iterable[SpanNode]) -> list[str]:
-        """The names of the families that recognise at least one of `nodes`, in registry order."""
+    def families_in(self, nodes: Iterable[SpanNode], families: Sequence[Family] | None = None) -> list[str]:
+        """The names of the families (of `families`, every one by default) that recognise at least
+        one of `nodes`, in registry order."""
+        asked = self.families if families is None else tuple(families)
         found: set[str] = set()
         for node in nodes:
-            for family in self.families:
+            for family in asked:
                 if family.name not in found and family.recognises(node):
                     found.add(family.name)
-            if len(found) == len(self.families):
+            if len(found) == len(asked):
                 break
-        return [family.name for family in self.families if family.name in found]
+        return [family.name for family in asked if family.name in found]
 
     # -- classification off the walks' inline path ---------------------------------------------
 
@@ -249,7 +252,22 @@ class Registry:
             answer: Arguments | None = ask(node)
             if answer is not None:
                 return answer
-        return Arguments(None, None, NOT_RECORDED)
+        # The switch of the most specific family recognising the span or a span around it (a
+        # pydantic-ai tool span is a plain GenAI one; its agent run says whose it is).
+        return Arguments(None, None, not_recorded(self.content_switch(_lineage(node)) or GENERIC_CONTENT_SWITCH))
+
+    def content_switch(self, nodes: Iterable[SpanNode]) -> str | None:
+        """The content setting of the first family (in registry order) recognising one of `nodes`."""
+        return self._advice(nodes, 'content_switch')
+
+    def model_spans_advice(self, nodes: Iterable[SpanNode]) -> str | None:
+        """What the families recognised in `nodes` advise when no model-request span was recorded."""
+        return self._advice(nodes, 'model_spans_advice')
+
+    def _advice(self, nodes: Iterable[SpanNode], attribute: str) -> str | None:
+        advising = [f for f in self.families if getattr(f, attribute) is not None]
+        found = set(self.families_in(nodes, advising))
+        return next((getattr(f, attribute) for f in advising if f.name in found), None)
 
     def result(self, node: SpanNode) -> str | None:
         answer: str | None = _first(self._asked['result'], node)
@@ -334,6 +352,16 @@ class Registry:
     def response_text(self, node: SpanNode) -> str | None:
         answer: str | None = _first(self._asked['response_text'], node)
         return answer
+
+
+def _lineage(node: SpanNode, depth: int = 64) -> list[SpanNode]:
+    """`node` and its ancestors, nearest first (at most `depth` of them)."""
+    found = [node]
+    parent = node.parent
+    while parent is not None and len(found) < depth:
+        found.append(parent)
+        parent = parent.parent
+    return found
 
 
 def _classifiers(tables: Iterable[Mapping[str, Classifier]]) -> tuple[tuple[str, Classifier], ...]:

@@ -73,6 +73,7 @@ def response_blocks_text(raw: str) -> str | None:
 
 class Strands(Family):
     name = 'strands'
+    content_switch = 'Strands records arguments in span events: keep them when exporting'
     markers = (TOOL_STATUS,)
     events: ClassVar[Mapping[str, Mapping[str, str]]] = {
         TOOL_MESSAGE_EVENT: {'content': EVENT_ARGUMENTS},

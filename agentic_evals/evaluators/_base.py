@@ -93,9 +93,9 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
         failing = value is False or (isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0)
         if not failing:
             return result  # a pass, a positive score or a label: nothing to explain
-        note = trajectory.unrecognised
+        note = trajectory.unrecorded('tool calls') if trajectory.call_count(include_failed=True) == 0 else None
         if note is None or (result.reason is not None and note in result.reason):
-            return result  # recognised, or the evaluator said so itself (the budgets do)
+            return result  # the calls were read, or the evaluator said so itself (the budgets do)
         return EvaluationReason(value=value, reason=note if result.reason is None else f'{result.reason}; {note}')
 
     def score_conversation(self, messages: Any, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:

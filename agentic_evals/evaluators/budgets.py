@@ -64,7 +64,7 @@ class MaxToolCalls(TrajectoryEvaluator):
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         every = trajectory.call_count(include_failed=True)
-        if every == 0 and (note := trajectory.unrecognised) is not None:
+        if every == 0 and (note := trajectory.unrecorded('tool calls')) is not None:
             return EvaluationReason(value=False, reason=f'no tool call counted: {note}')
         if self.include_failed and self.agent is None and self.include_subagents:
             # `max_tool_calls_of`'s count is the one just made: not counted again.
@@ -129,8 +129,6 @@ class MaxModelRequests(TrajectoryEvaluator):
 
     def score(self, trajectory: Trajectory, ctx: EvaluatorContext[object, object, object]) -> EvaluationReason:
         source = 'span tree' if self.conversation is None else f'ctx.{self.conversation}'
-        if trajectory.request_count() == 0 and (note := trajectory.unrecognised) is not None:
-            return EvaluationReason(value=False, reason=f'no model request counted: {note}')
         return as_reason(max_model_requests(trajectory, self.max_requests, source=source, **self.scope()))
 
 

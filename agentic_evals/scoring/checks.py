@@ -52,14 +52,16 @@ def _limit(name: str, value: object, *, optional: bool = False) -> str | None:
 
 
 def _unrecognised_calls(trajectory: Trajectory) -> str | None:
-    """`MaxToolCalls`' reason on a trace where nothing was recognised: no call counted, and why."""
-    if trajectory.call_count(include_failed=True) == 0 and (note := trajectory.unrecognised) is not None:
+    """The reason of a check of calls on a trace that cannot say how many calls there were: no call
+    counted, and why (no verdict on nothing)."""
+    if trajectory.call_count(include_failed=True) == 0 and (note := trajectory.unrecorded('tool calls')) is not None:
         return f'no tool call counted: {note}'
     return None
 
 
 def _unrecognised_requests(trajectory: Trajectory) -> str | None:
-    if trajectory.request_count() == 0 and (note := trajectory.unrecognised) is not None:
+    """The same for a check of model requests (their count, tokens or cost)."""
+    if trajectory.request_count() == 0 and (note := trajectory.unrecorded('model requests')) is not None:
         return f'no model request counted: {note}'
     return None
 
@@ -520,6 +522,9 @@ def max_duration(
     if (missing := missing_agent(trajectory, agent)) is not None:
         return MetricResult(False, missing)
     unscoped = agent is None and include_subagents
+    if trajectory.request_count() == 0 and (note := trajectory.unrecognised) is not None:
+        # The task's own clock would still pass: a run whose agent recorded nothing is not timed.
+        return MetricResult(False, f'no run time to check: {note}')
     if seconds is not None and run_duration is not None and unscoped and not per_tool and not per_agent:
         return task_duration(run_duration, seconds)
     suffix = scope_suffix(agent, include_subagents)
@@ -540,7 +545,7 @@ def max_duration(
             requests = trajectory.requests(agent=agent, include_subagents=include_subagents)
             elapsed, source = _extent(calls, requests), 'its calls and requests'
         if elapsed is None:
-            note = trajectory.unrecognised
+            note = trajectory.unrecorded('tool calls')
             why = f'; {note}' if note is not None else ''
             return MetricResult(False, f'no run time to check: nothing in scope was timed{suffix}{why}')
         checks.append((elapsed <= limit, f'run took {_seconds(elapsed)} ({source}), limit {_seconds(limit)}'))

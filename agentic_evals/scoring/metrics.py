@@ -330,6 +330,8 @@ def max_tool_calls_of(
     if isinstance(actual, Trajectory):
         if agent is not None and (missing := missing_agent(actual, agent)) is not None:
             return False, missing
+        if actual.call_count(include_failed=True) == 0 and (note := actual.unrecorded('tool calls')) is not None:
+            return False, f'no tool call counted: {note}'
         count = actual.call_count(include_failed=include_failed, agent=agent, include_subagents=include_subagents)
     else:
         count = len(_given_names(actual))
@@ -355,6 +357,8 @@ def max_model_requests(
     """
     if (missing := missing_agent(trajectory, agent)) is not None:
         return MetricResult(False, missing)
+    if trajectory.request_count() == 0 and (note := trajectory.unrecorded('model requests')) is not None:
+        return MetricResult(False, f'no model request counted: {note}')
     count = trajectory.request_count(agent=agent, include_subagents=include_subagents)
     return MetricResult(count <= max_requests, budget_reason(count, source, max_requests, agent, include_subagents))
 

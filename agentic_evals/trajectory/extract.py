@@ -24,7 +24,7 @@ from ..conventions.registry import REGISTRY
 from .agents import Adopters, agent_structure, path_by_climbing
 from .issue_order import Issuers, in_issue_order
 from .records import AgentStructure, CallKind, CallStatus, ModelRequest, ToolCall
-from .trajectory import Trajectory
+from .trajectory import Recorded, Trajectory
 from .walk import KIND, NAME, REQUEST_SPAN, SPAN, Call, Counts, Walked, count, requests_of, walk
 
 
@@ -242,13 +242,55 @@ class SpanSource:
         return REGISTRY.families_in(self._nodes)
 
     def unrecognised(self) -> str | None:
-        if not self._nodes or self._requests or (self._counts is not None and any(self._counts)):
+        if not self._nodes:
+            return EMPTY_TRACE
+        if self._requests or (self._counts is not None and any(self._counts)):
             return None  # what was counted already shows the trace was read
         walked = self._walk()  # asked only of a failing result on a trace not walked yet
         found = walked.calls or walked.requests or walked.notes  # a note: a call was seen, but unreadable
         if found or any(REGISTRY.agent_run(node) is not None for node in self._nodes):
             return None
         return describe_unrecognised(self._nodes)
+
+    def unrecorded(self, what: Recorded) -> str | None:
+        unrecognised = self.unrecognised()
+        if unrecognised is not None:
+            return unrecognised
+        walked = self._walk()
+        if what == 'tool calls':
+            if walked.calls:
+                return None
+            issued = [
+                call.name
+                for request in walked.requests[:_RESPONSES_READ]
+                for call in REGISTRY.issued(request[REQUEST_SPAN])
+            ]
+            if not issued:
+                return None
+            shown = ', '.join(repr(name) for name in sorted(set(issued))[:_SHOWN])
+            return (
+                f'the model responses issued {len(issued)} tool call(s) ({shown}) but no tool span was recognised:'
+                ' the tool spans are in a shape agentic_evals does not read, or the framework did not record them'
+                ' (see docs/frameworks.md)'
+            )
+        if walked.requests:
+            return None
+        runs = sum(1 for node in self._nodes if REGISTRY.agent_run(node) is not None)
+        seen = ' and '.join(
+            f'{n} {label}' for n, label in ((len(walked.calls), 'tool call(s)'), (runs, 'agent run(s)')) if n
+        )
+        advice = REGISTRY.model_spans_advice(self._nodes) or _MODEL_SPANS_ADVICE
+        return f'the trace records no model-request span ({seen} recognised): {advice}'
+
+
+EMPTY_TRACE = (
+    'the trace holds no span: the agent is probably not instrumented (pydantic-ai: `instrument=True` on the'
+    ' Agent, or `Agent.instrument_all()`; other frameworks: see docs/frameworks.md), or `capture()` was given'
+    " another tracer provider than the one the agent's spans go to"
+)
+_MODEL_SPANS_ADVICE = 'instrument the model client too, so each model request has a span (see docs/frameworks.md)'
+_RESPONSES_READ = 10_000
+"""At most this many responses are read for the calls they issued, on a trace with no tool span."""
 
 
 def describe_unrecognised(nodes: Collection[SpanNode]) -> str:
@@ -259,8 +301,9 @@ def describe_unrecognised(nodes: Collection[SpanNode]) -> str:
     shown_keys = ', '.join(f'{key[:_LONGEST]}.*' for key, _ in namespaces.most_common(_SHOWN)) or 'none'
     return (
         f'no agent run, tool call or model request recognised in {len(nodes)} span(s)'
-        f' (span names: {shown_names}; attribute namespaces: {shown_keys}): this instrumentation is'
-        ' probably not one agentic_evals reads (see docs/frameworks.md)'
+        f' (span names: {shown_names}; attribute namespaces: {shown_keys}): the agent itself is probably not'
+        ' instrumented (only spans around it were recorded), or this instrumentation is not one'
+        ' agentic_evals reads (see docs/frameworks.md)'
     )
 
 

@@ -12,11 +12,13 @@ from bisect import bisect_right
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Protocol, TypeVar, overload
+from typing import Any, Literal, Protocol, TypeVar, overload
 
 from .records import AgentRun, AgentStructure, CallKind, ModelRequest, ToolCall, belongs_to
 
 _SelectionKey = tuple[bool, str | None, bool, str | None]
+Recorded = Literal['tool calls', 'model requests']
+"""What a check counts: a trace must record it for its absence to mean anything."""
 _T = TypeVar('_T')
 
 
@@ -99,8 +101,12 @@ class TrajectorySource(Protocol):
         ...
 
     def unrecognised(self) -> str | None:
-        """What the spans look like, when there are spans but none is an agent run, a tool call
-        or a model request; `None` otherwise."""
+        """What the spans look like, when there are none, or none is an agent run, a tool call or a
+        model request; `None` otherwise."""
+        ...
+
+    def unrecorded(self, what: Recorded) -> str | None:
+        """Why the trace cannot tell how many `what` the agent made (`None` when it can)."""
         ...
 
 
@@ -215,15 +221,33 @@ class Trajectory:
     def unrecognised(self) -> str | None:
         """Why nothing was extracted from a trace that has spans, or `None`.
 
-        Set when no span is a recognised agent run, tool call or model request: the trace is most
-        likely from an instrumentation this library does not read, and a score of it would say
-        nothing about the agent. It names the spans' commonest names and attribute namespaces.
+        Set when the trace holds no span, or no span is a recognised agent run, tool call or model
+        request: the agent was not instrumented, or the trace is from an instrumentation this
+        library does not read, and a score of it would say nothing about the agent. It names the
+        spans' commonest names and attribute namespaces.
         """
         if self._source is None:
             return None
         if self._unrecognised is _UNKNOWN:
             self._unrecognised = self._source.unrecognised()
         return self._unrecognised  # type: ignore[return-value]
+
+    def unrecorded(self, what: Recorded) -> str | None:
+        """Why this trace cannot say how many `what` ('tool calls' or 'model requests') the agent
+        made, or `None` when it can: a check that would pass on their absence fails with this reason.
+
+        Set when the trace holds no span or nothing recognised (`unrecognised`); for tool calls, when
+        the model responses issued calls but no tool span was recognised; for model requests, when
+        tool calls or agent runs were recognised but no model-request span (the model is not
+        instrumented). A trajectory built from records or a conversation always can.
+        """
+        if self._source is None:
+            return None
+        key = ('unrecorded', what)
+        found = self._memo.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self._memo[key] = self._source.unrecorded(what)
+        return found  # type: ignore[no-any-return]
 
     @property
     def agents(self) -> tuple[AgentRun, ...]:
