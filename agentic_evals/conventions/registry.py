@@ -303,9 +303,13 @@ class Registry:
         return answer
 
     def issued(self, node: SpanNode) -> list[IssuedCall]:
-        """The calls `node`'s response issued, with arguments where recorded (empty when none)."""
+        """The calls `node`'s response issued, with arguments where recorded (empty when none); a
+        family that lists only ids and names (`issued_calls`) gives calls without arguments."""
         answer: list[IssuedCall] | None = _first(self._asked['issued'], node)
-        return [] if answer is None else answer
+        if answer is None:
+            pairs: list[tuple[str, str]] | None = _first(self._asked['issued_calls'], node)
+            return [] if pairs is None else [IssuedCall(call_id, name, None) for call_id, name in pairs]
+        return answer
 
     def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None]:
         """Each response's issued-call text, from the first family that has one for it."""

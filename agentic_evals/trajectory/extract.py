@@ -19,7 +19,8 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
-from ..conventions.family import SpanKind
+from ..conventions.arguments import load_json, parse_arguments
+from ..conventions.family import Arguments, IssuedCall, SpanKind
 from ..conventions.registry import REGISTRY
 from .agents import Adopters, agent_structure, path_by_climbing
 from .issue_order import Issuers, in_issue_order
@@ -199,7 +200,8 @@ class SpanSource:
             path = self._structure.call_paths[index]
         else:
             path = path_by_climbing(node, self._adopters)
-        arguments = REGISTRY.arguments(node)
+        position = self._position(index)
+        arguments, issued = self._arguments(position)
         status: CallStatus
         if kind == 'output':
             status = 'failed' if node.status == 'error' else 'ok'
@@ -210,7 +212,7 @@ class SpanSource:
             arguments=arguments.parsed,
             raw_arguments=arguments.raw,
             arguments_problem=arguments.problem,
-            call_id=REGISTRY.call_id(node) or issuers.recovered_id(self._position(index)),
+            call_id=REGISTRY.call_id(node) or (issued.call_id if issued is not None else None),
             result=REGISTRY.result(node),
             status=status,
             failure_stage=REGISTRY.failure_stage(node) if status == 'failed' else None,
@@ -219,13 +221,26 @@ class SpanSource:
             start=node.start_timestamp,
             end=node.end_timestamp,
             span_id=node.span_id,
-            issued_by=issuers(self._position(index)),
+            issued_by=issuers(position),
             is_output_function=kind == 'output',
         )
 
     def call_arguments(self, index: int) -> tuple[dict[str, Any] | None, str | None]:
-        arguments = REGISTRY.arguments(self._calls()[index][SPAN])
+        arguments, _ = self._arguments(self._position(index))
         return arguments.parsed, arguments.problem
+
+    def _arguments(self, position: int) -> tuple[Arguments, IssuedCall | None]:
+        """Call `position`'s arguments (walk order) and the call as its response issued it (when
+        looked up): the span's own when it records an object; otherwise the issuing response's, and
+        a bare value recorded for a one-parameter tool gets that parameter's name from there."""
+        node = self._walk().calls[position][SPAN]
+        own = REGISTRY.arguments(node)
+        if own.parsed is not None and REGISTRY.call_id(node) is not None:
+            return own, None
+        issued = self._issuers_of().issued_call(position)
+        if own.parsed is not None or issued is None or issued.arguments is None:
+            return own, issued
+        return joined_arguments(own, issued.arguments), issued
 
     def make_requests(self) -> tuple[ModelRequest, ...]:
         paths = self.agent_structure().request_paths
@@ -291,6 +306,31 @@ EMPTY_TRACE = (
 _MODEL_SPANS_ADVICE = 'instrument the model client too, so each model request has a span (see docs/frameworks.md)'
 _RESPONSES_READ = 10_000
 """At most this many responses are read for the calls they issued, on a trace with no tool span."""
+
+
+def joined_arguments(own: Arguments, issued: str) -> Arguments:
+    """A call's arguments from its span (`own`, not an object) and from the response that issued it."""
+    parsed, problem = parse_arguments(issued)
+    if own.raw is None:  # not recorded on the span: the response's, as the model wrote them
+        return Arguments(parsed, issued, problem)
+    bare = bare_value(own.raw)
+    if bare is _NOT_BARE or parsed is None or len(parsed) != 1:
+        return own  # the span recorded something else (invalid JSON the model sent, a list): its own
+    ((key, value),) = parsed.items()
+    return Arguments(parsed if value == bare else {key: bare}, own.raw, None)
+
+
+_NOT_BARE: Any = object()
+
+
+def bare_value(raw: str) -> Any:
+    """The one value a span recorded instead of an arguments object (LangGraph records a
+    one-string-parameter tool's argument as `"Paris"`, or as the text `Paris`), or `_NOT_BARE`."""
+    try:
+        value = load_json(raw)
+    except ValueError:
+        return _NOT_BARE if raw.lstrip()[:1] in ('{', '[') else raw
+    return _NOT_BARE if isinstance(value, (dict, list)) else value
 
 
 def describe_unrecognised(nodes: Collection[SpanNode]) -> str:

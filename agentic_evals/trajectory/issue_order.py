@@ -9,9 +9,12 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable
 from itertools import accumulate
+from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
+from ..conventions.arguments import load_json
+from ..conventions.family import IssuedCall
 from ..conventions.messages import is_literal
 from ..conventions.registry import REGISTRY, Registry
 from .walk import CALLS_BEFORE, NAME, REQUEST_SPAN, SPAN, Call, Request
@@ -20,6 +23,8 @@ _SCAN_STEPS = 8
 """How far back a look-up scans the requests, once the first few have scanned all the way."""
 _SCANS_BEFORE_INDEXING = 16
 """Look-ups answered by scanning before the requests are indexed (by parent, by call id)."""
+_NAME_SCAN_STEPS = 64
+"""How far back a call with neither an id nor a request beside it looks for the response that issued it."""
 
 
 class Issuers:
@@ -40,10 +45,10 @@ class Issuers:
         '_before',
         '_by_call_id',
         '_by_parent',
+        '_call_ids',
         '_calls',
         '_found',
         '_id_scans',
-        '_recoveries',
         '_registry',
         '_requests',
         '_scans',
@@ -61,7 +66,7 @@ class Issuers:
         self._by_call_id: dict[str, int] | None = None
         self._id_scans: dict[str, int | None] = {}
         self._texts: tuple[str, list[int]] | None = None
-        self._recoveries: dict[int, _Recovery] = {}
+        self._call_ids: set[int] | None = None
 
     def __call__(self, index: int) -> int | None:
         found = self._found
@@ -74,8 +79,85 @@ class Issuers:
                 issuer = self._enclosing_issuer(index, call_id)
                 if issuer is None:
                     issuer = self._issuer_of_id(call_id)
+            else:
+                issuer = self._issuer_by_name(index)
         found[index] = issuer
         return issuer
+
+    def _issuer_by_name(self, index: int) -> int | None:
+        """For a call whose span has no id and no request beside it (a framework that runs each
+        call in a task span of its own, LangGraph's `tools`): the latest earlier response that
+        issued a call of its name, among those not made inside a call the call is not inside
+        (a sub-agent's, in an agent-as-tool)."""
+        if self._before is None:
+            self._before = [request[CALLS_BEFORE] for request in self._requests]
+        node, name = self._calls[index][SPAN], self._calls[index][NAME]
+        around = _call_ancestors(node, self._call_spans())
+        position = bisect_right(self._before, index) - 1
+        for candidate in range(position, max(-1, position - _NAME_SCAN_STEPS), -1):
+            request = self._requests[candidate][REQUEST_SPAN]
+            if not _call_ancestors(request, self._call_spans()) <= around:
+                continue  # made inside another call: a sub-agent's response
+            if any(call.name == name for call in self._registry.issued(request)):
+                return candidate
+        return None
+
+    def _call_spans(self) -> set[int]:
+        if self._call_ids is None:
+            self._call_ids = {id(call[SPAN]) for call in self._calls}
+        return self._call_ids
+
+    def issued_call(self, index: int) -> IssuedCall | None:
+        """The call, as its issuing response lists it: matched by call id when the span records one,
+        else by its place among that response's calls of its name."""
+        issuer = self(index)
+        if issuer is None:
+            return None
+        issued = self._registry.issued(self._requests[issuer][REQUEST_SPAN])
+        if not issued:
+            return None
+        call_id = self._registry.call_id(self._calls[index][SPAN])
+        if call_id is not None:
+            return next((call for call in issued if call.call_id == call_id), None)
+        name = self._calls[index][NAME]
+        same_name = [call for call in issued if call.name == name]
+        if not same_name:
+            return None
+        # Its place among the calls of its name that the same response issued, in call order.
+        earlier = 0
+        for other in range(index - 1, -1, -1):
+            if self._calls[other][NAME] == name and self(other) == issuer:
+                earlier += 1
+            elif self._requests[issuer][CALLS_BEFORE] > other:
+                break
+        return same_name[earlier] if earlier < len(same_name) else None
+
+    def positions(self, issuer: int, slots: list[int]) -> dict[int, int]:
+        """Walk position -> place in the issuing response, for calls `slots` that `issuer` issued
+        (a call the response does not list is left out)."""
+        node = self._requests[issuer][REQUEST_SPAN]
+        ids = [self._registry.call_id(self._calls[i][SPAN]) for i in slots]
+        if all(call_id is not None for call_id in ids):
+            by_id = self._registry.issue_positions(node, ids)
+            return {slot: by_id[call_id] for slot, call_id in zip(slots, ids, strict=True) if call_id in by_id}
+        issued = self._registry.issued(node)
+        places: dict[int, int] = {}
+        taken: set[int] = set()
+        for slot, call_id in zip(slots, ids, strict=True):
+            name = self._calls[slot][NAME]
+            arguments = self._registry.arguments(self._calls[slot][SPAN]).parsed
+            candidates = [
+                place
+                for place, call in enumerate(issued)
+                if place not in taken and (call.call_id == call_id if call_id is not None else call.name == name)
+            ]
+            if arguments is not None and len(candidates) > 1:  # same name twice: the arguments tell them apart
+                matching = [p for p in candidates if _parsed(issued[p].arguments) == arguments]
+                candidates = matching or candidates
+            if candidates:
+                places[slot] = candidates[0]
+                taken.add(candidates[0])
+        return places
 
     def _enclosing_issuer(self, index: int, call_id: str) -> int | None:
         """The model request that is the call span's parent, when that response issued `call_id`.
@@ -118,19 +200,6 @@ class Issuers:
             return None
         slot = bisect_right(entry[0], index)  # that parent's requests walked before call `index`
         return entry[1][slot - 1] if slot else None
-
-    def recovered_id(self, index: int) -> str | None:
-        """The call id of call `index` when its span records none: the response that issued it
-        (the latest request under its parent) lists its calls; the call's place among that
-        response's calls of the same name is its place among the issued calls of that name."""
-        issuer = self.direct(index)
-        if issuer is None:
-            return None
-        recovery = self._recoveries.get(issuer)
-        if recovery is None:
-            issued = self._registry.issued_calls(self._requests[issuer][REQUEST_SPAN])
-            recovery = self._recoveries[issuer] = _Recovery(issued, self._requests[issuer][CALLS_BEFORE])
-        return recovery.id_of(index, self._calls)
 
     def group_end(self, issuer: int, parent: object) -> int:
         """Where the calls a response issued under `parent` end: at the parent's next request."""
@@ -194,34 +263,6 @@ class Issuers:
         return None
 
 
-class _Recovery:
-    """One response's issued ids, handed to its calls in order: each call's place among the
-    response's calls of its name is counted once, however many calls ask (records are made in
-    call order, so the scan only moves forward)."""
-
-    def __init__(self, issued: list[tuple[str, str]], first: int) -> None:
-        self._ids: dict[str, list[str]] = {}
-        for call_id, name in issued:
-            self._ids.setdefault(name, []).append(call_id)
-        self._next = first  # the next walk position to count
-        self._seen: dict[tuple[int, str], int] = {}  # (parent, name) -> calls counted so far
-        self._places: dict[int, int] = {}
-
-    def id_of(self, index: int, calls: list[Call]) -> str | None:
-        call = calls[index]
-        ids = self._ids.get(call[NAME])
-        if not ids:
-            return None  # the response lists no call of this name: nothing to count
-        if index >= self._next:
-            for position in range(self._next, index + 1):
-                key = (id(calls[position][SPAN].parent), calls[position][NAME])
-                self._places[position] = self._seen.get(key, 0)
-                self._seen[key] = self._places[position] + 1
-            self._next = index + 1
-        place = self._places.get(index)
-        return ids[place] if place is not None and place < len(ids) else None
-
-
 def in_issue_order(
     calls: list[Call],
     invalid: list[int],
@@ -282,42 +323,82 @@ def _parallel_tasks_in_issue_order(
     issuers_of: Callable[[], Issuers],
     registry: Registry,
 ) -> list[int] | None:
-    """Calls a framework runs as parallel tasks, each under a span of its own (LangGraph's `tools`),
-    start in whatever order the tasks get going: a run of such calls (overlapping in time, under
-    different parents) issued by one response is put in the order the response issued them.
+    """The calls one response issued take the order it issued them in, whatever order they started
+    in: tasks, threads and millisecond clocks (JavaScript SDKs) start them in any order, and equal
+    or near timestamps say nothing.
 
-    Only neighbours with different parents that overlap are looked at, so calls run by one agent
-    span side by side (pydantic-ai's) cost one comparison each.
+    Calls of one response are walked with no model request between them, so only such runs of
+    calls are looked at (a call after a request of its own costs nothing); within a run, the calls
+    of each response are put in its order among their own places, so a sub-agent's calls in
+    between stay where time put them.
     """
+    if len(calls) < 2:
+        return order
+    starts = {request[CALLS_BEFORE] for request in requests}  # a request walked before call i ends a run
+    sequence = order or list(range(len(calls)))  # walk positions in call order so far
+    changed = False
     index = 0
-    while index + 1 < len(calls):
-        a, b = calls[index][SPAN], calls[index + 1][SPAN]
-        if a.parent is b.parent or b.start_timestamp >= a.end_timestamp or _inside(b, a):
-            index += 1  # a call made inside another (a sub-agent's, in an agent-as-tool) is not its sibling task
-            continue
-        issuers = issuers_of()
-        issuer = issuers(index)
+    while index + 1 < len(sequence):
         end = index + 1
-        while (
-            end < len(calls)
-            and calls[end][SPAN].parent is not calls[end - 1][SPAN].parent
-            and calls[end][SPAN].start_timestamp < calls[end - 1][SPAN].end_timestamp
-            and issuer is not None
-            and issuers(end) == issuer
-        ):
+        while end < len(sequence) and end not in starts and _one_run(calls[end - 1][SPAN], calls[end][SPAN], registry):
             end += 1
-        if issuer is not None and end - index > 1:
-            slots = list(range(index, end))
-            ids = [registry.call_id(calls[i][SPAN]) for i in slots]
-            positions = registry.issue_positions(requests[issuer][REQUEST_SPAN], ids)
-            by_issue = sorted(slots, key=lambda i: (positions.get(ids[i - index], len(slots)), i))
-            if by_issue != slots:
-                order = order or list(range(len(calls)))
-                current = [order[i] for i in slots]
-                for slot, source in zip(slots, by_issue, strict=True):
-                    order[slot] = current[source - index]
+        if end - index > 1:
+            changed = _issue_order_within(calls, sequence, index, end, issuers_of()) or changed
         index = end
-    return order
+    return sequence if changed or order is not None else None
+
+
+def _one_run(a: SpanNode, b: SpanNode, registry: Registry) -> bool:
+    """Whether two calls walked one after the other ran in one agent run: under one parent, or under
+    parents neither of which is an agent run (tasks of one run). An approved deferred call runs when
+    its run resumes, in a new run span: it is not its old response's sibling any more."""
+    pa, pb = a.parent, b.parent
+    if pa is pb:
+        return True
+    return not (pa is not None and registry.agent_run(pa) is not None) and not (
+        pb is not None and registry.agent_run(pb) is not None
+    )
+
+
+def _issue_order_within(calls: list[Call], sequence: list[int], start: int, end: int, issuers: Issuers) -> bool:
+    """Put the calls at `sequence[start:end]` that one response issued in its order; whether any moved."""
+    by_issuer: dict[int, list[int]] = {}  # issuer -> the places in `sequence` of its calls
+    for slot in range(start, end):
+        issuer = issuers(sequence[slot])
+        if issuer is not None:
+            by_issuer.setdefault(issuer, []).append(slot)
+    changed = False
+    for issuer, slots in by_issuer.items():
+        if len(slots) < 2:
+            continue
+        places = issuers.positions(issuer, [sequence[slot] for slot in slots])
+        by_issue = sorted(slots, key=lambda slot: (places.get(sequence[slot], len(slots)), slot))
+        if by_issue != slots:
+            current = {slot: sequence[slot] for slot in slots}
+            for slot, source in zip(slots, by_issue, strict=True):
+                sequence[slot] = current[source]
+            changed = True
+    return changed
+
+
+def _call_ancestors(node: SpanNode, calls: set[int]) -> set[int]:
+    """The calls (by span id) `node` was made inside."""
+    found: set[int] = set()
+    parent = node.parent
+    while parent is not None:
+        if id(parent) in calls:
+            found.add(id(parent))
+        parent = parent.parent
+    return found
+
+
+def _parsed(raw: str | None) -> Any:
+    if raw is None:
+        return None
+    try:
+        return load_json(raw)
+    except ValueError:
+        return None
 
 
 def _inside(node: SpanNode, outer: SpanNode) -> bool:
