@@ -238,7 +238,9 @@ def _issued_by(item: dict[str, Any]) -> list[IssuedCall]:
     if item.get(TYPE) == RESPONSES_CALL:  # OpenAI Responses item
         call_id, name = item.get(RESPONSES_CALL_ID), item.get(NAME)
         if isinstance(name, str):
-            found.append(IssuedCall(call_id if isinstance(call_id, str) else None, name, _arguments_text(item.get(ARGUMENTS))))
+            found.append(
+                IssuedCall(call_id if isinstance(call_id, str) else None, name, _arguments_text(item.get(ARGUMENTS)))
+            )
         return found
     calls = item.get(TOOL_CALLS)
     for call in calls if isinstance(calls, list) else ():
@@ -257,7 +259,9 @@ def _issued_by(item: dict[str, Any]) -> list[IssuedCall]:
         if isinstance(block, dict) and block.get(TYPE) == ANTHROPIC_CALL and isinstance(name := block.get(NAME), str):
             call_id = block.get(ID)
             found.append(
-                IssuedCall(call_id if isinstance(call_id, str) else None, name, _arguments_text(block.get(ANTHROPIC_INPUT)))
+                IssuedCall(
+                    call_id if isinstance(call_id, str) else None, name, _arguments_text(block.get(ANTHROPIC_INPUT))
+                )
             )
     return found
 
