@@ -62,11 +62,14 @@ MODEL_NAME = 'langfuse.observation.model.name'
 USAGE_DETAILS = 'langfuse.observation.usage_details'
 COST_DETAILS = 'langfuse.observation.cost_details'
 TRACE_NAME = 'langfuse.trace.name'
+METADATA_PREFIX = 'langfuse.observation.metadata.'
+"""One attribute per metadata key; the value JSON text (Python SDK 5: every value; before, strings as themselves)."""
 
 # `langfuse.observation.type` values (the agent, tool, ... types since Python SDK 3.3).
 GENERATION = 'generation'
 TOOL = 'tool'
 AGENT = 'agent'
+CHAIN = 'chain'
 ERROR_LEVEL = 'ERROR'
 
 # Python `@observe`'s input: the function's positional and keyword arguments.
@@ -105,6 +108,17 @@ ANTHROPIC_CALL = 'tool_use'
 ANTHROPIC_INPUT = 'input'
 LANGCHAIN_ARGS = 'args'
 
+# Langfuse's LangChain callback handler (`langfuse.langchain.CallbackHandler`): LangChain's run
+# metadata as observation metadata, a tool's output as the ToolMessage's fields.
+TOOL_CALL_ID_METADATA = METADATA_PREFIX + 'tool_call_id'
+INTEGRATION_METADATA = METADATA_PREFIX + 'ls_integration'
+LANGGRAPH_NODE_METADATA = METADATA_PREFIX + 'langgraph_node'
+LANGGRAPH = 'langgraph'
+TOOL_MESSAGE = 'tool'
+TOOL_CALL_ID = 'tool_call_id'
+HUMAN = ('user', 'human')
+AI = ('assistant', 'ai')
+
 POSITIONAL = 'were recorded as positional values {values!r}, and the trace does not record the parameter names'
 NOT_AN_OBJECT = 'were recorded as {kind} {value!r}, and the trace does not record the parameter names'
 
@@ -127,6 +141,10 @@ def _decoded(text: str | None) -> Any:
         return load_json(text)
     except ValueError:
         return text
+
+
+def _metadata(node: SpanNode, key: str) -> Any:
+    return _decoded(_text(node, key))
 
 
 def _number(value: object) -> int | float | None:
@@ -160,6 +178,49 @@ def tool_arguments(node: SpanNode) -> Arguments | None:
         return Arguments(parsed, raw, problem)
     kind = 'text' if isinstance(value, str) else type(value).__name__
     return Arguments(None, raw, NOT_AN_OBJECT.format(kind=kind, value=value))
+
+
+def tool_message(node: SpanNode) -> dict[str, Any] | None:
+    """The ToolMessage fields the LangChain handler records as a tool's output, else `None`."""
+    value = _decoded(_text(node, OBSERVATION_OUTPUT))
+    if isinstance(value, dict) and value.get(TYPE) == TOOL_MESSAGE and TOOL_CALL_ID in value and CONTENT in value:
+        return value
+    return None
+
+
+def tool_result(node: SpanNode) -> str | None:
+    message = tool_message(node)
+    if message is not None:
+        content = message[CONTENT]
+        text = content if isinstance(content, str) else _content_text(content)
+        if text is not None:
+            return text
+    return _text(node, OBSERVATION_OUTPUT)
+
+
+def tool_call_id(node: SpanNode) -> str | None:
+    """The call id the LangChain handler records: the run's `tool_call_id` metadata, else the ToolMessage's."""
+    call_id = _metadata(node, TOOL_CALL_ID_METADATA)
+    if not isinstance(call_id, str):
+        message = tool_message(node)
+        call_id = None if message is None else message[TOOL_CALL_ID]
+    return call_id if isinstance(call_id, str) and call_id else None
+
+
+def langgraph_run(node: SpanNode) -> bool:
+    """A LangGraph graph's own `chain` observation (the LangChain handler's): it starts a graph run
+    when it is a root or its parent is no chain or agent observation (a tool, a span of the user's)."""
+    if _type(node) != CHAIN or _metadata(node, INTEGRATION_METADATA) != LANGGRAPH:
+        return False
+    parent = node.parent
+    return parent is None or _type(parent) not in (CHAIN, AGENT)
+
+
+def langgraph_node(node: SpanNode) -> bool:
+    """An observation that is one run of a LangGraph node (the handler types a node named `agent` as
+    an agent): its metadata names it as the node it is."""
+    node_name: object = _metadata(node, LANGGRAPH_NODE_METADATA)
+    return node_name == node.name
 
 
 # -- usage -------------------------------------------------------------------------------------------
@@ -211,19 +272,28 @@ def _content_text(content: object) -> str | None:
     return content if isinstance(content, str) and content else None
 
 
-def _messages(value: object) -> list[dict[str, Any]]:
-    """The messages of a generation's input or output: a list, `{"messages": [...]}`, or one message."""
+def _messages(value: object) -> list[Any]:
+    """The messages of an input or output: a list, `{"messages": [...]}`, or one message."""
     if isinstance(value, dict):
         inner = value.get(MESSAGES)
         value = inner if isinstance(inner, list) else [value]
-    return [m for m in value if isinstance(m, dict)] if isinstance(value, list) else []
+    return value if isinstance(value, list) else []
+
+
+def message_text(message: object, roles: tuple[str, ...]) -> str | None:
+    """The text of a message in one of `roles`: OpenAI's `role`, LangChain's `type`, or a LangChain
+    `(role, text)` pair; `None` for another role or a message without text."""
+    if isinstance(message, list) and len(message) == 2:
+        role, content = message
+    elif isinstance(message, dict):
+        role, content = message.get(ROLE, message.get(TYPE)), message.get(CONTENT)
+    else:
+        return None
+    return _content_text(content) if role in roles else None
 
 
 def first_user_text(value: object) -> str | None:
-    for message in _messages(value):
-        if message.get(ROLE) == USER and (text := _content_text(message.get(CONTENT))) is not None:
-            return text
-    return None
+    return next((t for m in _messages(value) if (t := message_text(m, HUMAN)) is not None), None)
 
 
 def _arguments_text(value: object) -> str | None:
@@ -276,7 +346,7 @@ def output_text(value: object) -> str | None:
     """The text a generation answered with: the output text itself, or its last message's text."""
     if isinstance(value, str):
         return value or None
-    texts = [t for m in _messages(value) if (t := _content_text(m.get(CONTENT))) is not None]
+    texts = [t for m in _messages(value) if isinstance(m, dict) and (t := _content_text(m.get(CONTENT))) is not None]
     return texts[-1] if texts else None
 
 
@@ -288,7 +358,7 @@ def _run_text(value: object) -> str | None:
         value = values[0] if len(values) == 1 else None
     if isinstance(value, str):
         return value or None
-    return first_user_text(value)
+    return first_user_text(value)  # messages, or a state with messages (LangGraph's)
 
 
 # -- the family --------------------------------------------------------------------------------------
@@ -323,11 +393,14 @@ class Langfuse(Family):
 
     # -- tool calls ----------------------------------------------------------------------------
 
+    def call_id(self, node: SpanNode) -> str | None:
+        return tool_call_id(node) if _type(node) == TOOL else None
+
     def arguments(self, node: SpanNode) -> Arguments | None:
         return tool_arguments(node) if _type(node) == TOOL else None
 
     def result(self, node: SpanNode) -> str | None:
-        return _text(node, OBSERVATION_OUTPUT) if _type(node) == TOOL else None
+        return tool_result(node) if _type(node) == TOOL else None
 
     def failure_stage(self, node: SpanNode) -> FailureStage | None:
         return 'raised' if _type(node) == TOOL else None
@@ -377,18 +450,29 @@ class Langfuse(Family):
 
     def agent_run(self, node: SpanNode) -> str | None:
         name = node.name
-        return name if _type(node) == AGENT and isinstance(name, str) and name else None
+        if not isinstance(name, str) or not name:
+            return None
+        kind = _type(node)
+        if (kind == AGENT and not langgraph_node(node)) or (kind == CHAIN and langgraph_run(node)):
+            return name
+        return None
 
     def run_prompt(self, agent: SpanNode) -> str | None:
-        return _run_text(_decoded(_text(agent, OBSERVATION_INPUT))) if _type(agent) == AGENT else None
+        if _type(agent) not in (AGENT, CHAIN):
+            return None
+        return _run_text(_decoded(_text(agent, OBSERVATION_INPUT)))
 
     def span_prompt(self, node: SpanNode) -> str | None:
         return first_user_text(_decoded(_text(node, OBSERVATION_INPUT))) if _type(node) == GENERATION else None
 
     def run_output(self, agent: SpanNode) -> Any:
-        if _type(agent) != AGENT:
+        """The agent's output; of a run whose output is a state with messages (LangGraph's), the
+        last message's text when the agent answered with text (else the last generation's)."""
+        if _type(agent) not in (AGENT, CHAIN):
             return None
         output = _decoded(_text(agent, OBSERVATION_OUTPUT))
+        if isinstance(output, dict) and isinstance(messages := output.get(MESSAGES), list):
+            return message_text(messages[-1], AI) if messages else None
         return output if isinstance(output, (dict, list)) else _text(agent, OBSERVATION_OUTPUT)
 
     def response_text(self, node: SpanNode) -> str | None:
