@@ -7,14 +7,18 @@ The observation's name is the span's name; its input and output are `langfuse.ob
 that is not JSON is the value). Measured on langfuse 5.2.0 (`fixtures/frameworks/langfuse/`).
 
 - **Calls** are `tool` observations, named by the span. A call failed when its level is `ERROR`
-  (Python's `@observe` sets it, with `status_message`, when the function raises; the SDK also sets
-  the span's status to ERROR): stage `raised`, and the decorator records no output.
+  (`@observe` sets it, with `status_message`, when the function raises, and so does the LangChain
+  handler's `on_tool_error`; the SDK also sets the span's status to ERROR): stage `raised`, and no
+  output is recorded.
 - **Arguments** are the input. Python's `@observe` records `{"args": [...], "kwargs": {...}}`, with
   no parameter names for the positional values: the keyword arguments are the call's arguments,
-  and positional values are reported as arguments the trace does not name. JavaScript's `observe`
-  records a single argument as itself: an object is the arguments; anything else is reported.
-- **Results** are the output, as recorded (text as itself, anything else as its JSON).
-- **Call ids** are not on tool observations: each is recovered from the issuing generation's output.
+  and positional values are reported as arguments the trace does not name. Any other JSON object
+  is the arguments (JavaScript's `observe` of a one-object function, the LangChain handler's tool
+  input); anything else is reported.
+- **Results** are the output as recorded (text as itself, anything else as its JSON), except the
+  LangChain handler's ToolMessage (`{"type": "tool", "tool_call_id", "content", ...}`): its text.
+- **Call ids**: the LangChain handler's `tool_call_id` run metadata, else its ToolMessage's; `@observe`
+  records none, and the call id is recovered from the issuing generation's output.
 - **Model requests** are `generation` observations: model `langfuse.observation.model.name`, tokens
   from the `langfuse.observation.usage_details` JSON as Langfuse counts them (input: every usage
   type whose name holds `input`, output likewise; OpenAI's `prompt_tokens` / `completion_tokens`
@@ -23,10 +27,14 @@ that is not JSON is the value). Measured on langfuse 5.2.0 (`fixtures/frameworks
   integrations record: an OpenAI Chat Completions message (`tool_calls[].function`, or a list of
   messages), OpenAI Responses items (`function_call`), Anthropic content blocks (`tool_use`) and
   LangChain's `tool_calls` (`name`, `args`).
-- **Agent runs** are `agent` observations, named by the span.
-- **A run's prompt and answer**: the agent's input when it is one text (itself, or the only value
-  `@observe` recorded), else the first user message of a generation's input; the agent's output,
-  else the last generation's text.
+- **Agent runs** are `agent` observations, named by the span, except a LangGraph node the LangChain
+  handler types `agent` because it is named so (its `langgraph_node` metadata is its own name: one
+  turn of its graph); and a LangGraph graph's `chain` observation (`ls_integration` metadata
+  `langgraph`) that starts a graph run: a root, or under anything but a chain or agent (a tool).
+- **A run's prompt and answer**: the agent's input when it is one text (itself, the only value
+  `@observe` recorded, or the first user message of the messages or state it holds), else the first
+  user message of a generation's input; the agent's output (of a state with messages, the last
+  message's text when it is the AI's), else the last generation's text.
 """
 
 from __future__ import annotations
