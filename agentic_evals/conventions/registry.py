@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from . import genai, google_adk, langsmith, openai_agents, openinference, pydantic_ai, strands
+from . import genai, google_adk, langfuse, langsmith, openai_agents, openinference, pydantic_ai, strands
 from .family import (
     GENERIC_CONTENT_SWITCH,
     IGNORED,
@@ -40,6 +40,7 @@ FAMILIES: tuple[Family, ...] = (
     openai_agents.FAMILY,
     pydantic_ai.FAMILY,
     openinference.FAMILY,
+    langfuse.FAMILY,
     genai.FAMILY,
 )
 """Most specific first."""
