@@ -24,6 +24,7 @@ from .family import (
     Classifier,
     FailureStage,
     Family,
+    IssuedCall,
     RequestFacts,
     RequestSpans,
     ToolSpans,
@@ -31,6 +32,9 @@ from .family import (
 
 OPERATION_NAME = 'gen_ai.operation.name'
 INVOKE_AGENT = 'invoke_agent'
+CREATE_AGENT = 'create_agent'
+"""Building an agent object, not running it: AutoGen 0.7 wraps every agent's constructor in a
+`create_agent <name>` span with `gen_ai.agent.name`, outside any run (a trace of its own)."""
 CHAT = 'chat'
 # Operations that are one request to a model: `chat` (pydantic-ai, Strands), `generate_content`
 # (Google ADK), `text_completion` (completion APIs).
@@ -94,10 +98,14 @@ def _finite(value: float) -> bool:
 
 
 def is_agent_span(node: SpanNode) -> bool:
+    """An `invoke_agent` span or operation; a span whose operation builds an agent never is one."""
+    operation = node.attributes.get(OPERATION_NAME)
+    if operation == CREATE_AGENT:
+        return False
     name = node.name
     if type(name) is str and (name == AGENT_SPAN or name.startswith(AGENT_SPAN_PREFIX)):
         return True
-    return node.attributes.get(OPERATION_NAME) == INVOKE_AGENT
+    return operation == INVOKE_AGENT
 
 
 def agent_name(node: SpanNode, *keys: str) -> str:
@@ -229,6 +237,10 @@ class GenAI(Family):
     def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:
         raw = node.attributes.get(OUTPUT_MESSAGES)
         return None if raw is None else list(messages.tool_calls(raw))
+
+    def issued(self, node: SpanNode) -> list[IssuedCall] | None:
+        raw = node.attributes.get(OUTPUT_MESSAGES)
+        return None if raw is None else [IssuedCall(*call) for call in messages.issued_calls(raw)]
 
     def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:
         return [raw if type(raw := node.attributes.get(OUTPUT_MESSAGES)) is str else None for node in nodes]
