@@ -19,11 +19,11 @@ from pydantic_evals.evaluators import Evaluator
 
 import agentic_evals as ae
 from agentic_evals import LoadedTrace, Trajectory, evaluate_traces_sync, extract_trajectory, read_traces
-from agentic_evals.conventions.family import IssuedCall
+from agentic_evals.conventions.family import NOT_RECORDED, IssuedCall
 from agentic_evals.conventions.registry import REGISTRY
 from agentic_evals.trajectory.run_metrics import span_tree_metrics
 
-from ..factories import context
+from ..factories import TreeBuilder, context
 from .scenario import (
     CALLS,
     EXPERT,
@@ -319,3 +319,53 @@ def test_results_are_only_in_the_next_request() -> None:
         'call_3': 'booked: BK-1',
         'call_4': EXPERT_ANSWER,
     }
+
+
+# -- the rules on hand-built spans (other versions and routes) ------------------------------------
+
+
+def test_issued_reads_every_tool_call_part() -> None:
+    """Arguments as an object (util-genai) or as the model's text; a missing id or arguments is
+    `None`; a part without a text name, or of another type, is no call."""
+    parts = [
+        {'type': 'text', 'content': 'Checking.'},
+        {'type': 'tool_call', 'id': 'a', 'name': 'get_weather', 'arguments': {'city': 'Zürich'}},
+        {'type': 'tool_call', 'id': 'b', 'name': 'flaky', 'arguments': '{"attempt": 1}'},
+        {'type': 'tool_call', 'name': 'no_id'},
+        {'type': 'tool_call', 'id': 'c', 'name': 7, 'arguments': {}},
+        {'type': 'tool_call_response', 'id': 'a', 'response': 'Sunny'},
+    ]
+    b = TreeBuilder()
+    chat = b.chat(**{'gen_ai.output.messages': json.dumps([{'role': 'assistant', 'parts': parts}])})
+    assert REGISTRY.issued(chat) == [
+        IssuedCall('a', 'get_weather', '{"city":"Zürich"}'),
+        IssuedCall('b', 'flaky', '{"attempt": 1}'),
+        IssuedCall(None, 'no_id', None),
+    ]
+    assert REGISTRY.issued(b.chat(**{'gen_ai.output.messages': 'not JSON'})) == []
+    assert REGISTRY.issued(b.chat()) == []
+
+
+def test_create_agent_is_never_a_run() -> None:
+    b = TreeBuilder()
+    built = b.span('create_agent helper', **{'gen_ai.operation.name': 'create_agent', 'gen_ai.agent.name': 'helper'})
+    odd = b.span('invoke_agent helper', **{'gen_ai.operation.name': 'create_agent', 'gen_ai.agent.name': 'helper'})
+    run = b.span('run', **{'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'helper'})
+    assert [REGISTRY.agent_run(node) for node in (built, odd, run)] == [None, None, 'helper']
+
+
+def test_autogen_tool_spans() -> None:
+    """An AutoGen failure is `raised` (it has no retry), even with a result recorded; arguments a
+    later version records are read; a span of another system keeps the generic reason."""
+    b = TreeBuilder()
+    autogen = {'gen_ai.system': 'autogen'}
+    failed = b.tool('flaky', status='error', call_id='c1', **{**autogen, 'gen_ai.tool.call.result': 'boom'})
+    recorded = b.tool('get_weather', arguments={'city': 'Paris'}, **{'gen_ai.provider.name': 'autogen'})
+    other = b.tool('get_weather')
+    assert REGISTRY.failure_stage(failed) == 'raised'
+    assert REGISTRY.failure_stage(other) == 'raised'  # no result: the conventions' reading
+    assert REGISTRY.arguments(recorded).parsed == {'city': 'Paris'}
+    problem = REGISTRY.arguments(failed).problem
+    assert problem is not None and problem.startswith("not recorded: AutoGen's tool spans")
+    assert REGISTRY.arguments(other).problem == NOT_RECORDED
+    assert [f for f in REGISTRY.families_in([failed, recorded, other]) if f == 'autogen'] == ['autogen']
