@@ -32,6 +32,9 @@ from .family import (
 
 OPERATION_NAME = 'gen_ai.operation.name'
 INVOKE_AGENT = 'invoke_agent'
+CREATE_AGENT = 'create_agent'
+"""Building an agent object, not running it: AutoGen 0.7 wraps every agent's constructor in a
+`create_agent <name>` span with `gen_ai.agent.name`, outside any run (a trace of its own)."""
 CHAT = 'chat'
 # Operations that are one request to a model: `chat` (pydantic-ai, Strands), `generate_content`
 # (Google ADK), `text_completion` (completion APIs).
@@ -95,10 +98,14 @@ def _finite(value: float) -> bool:
 
 
 def is_agent_span(node: SpanNode) -> bool:
+    """An `invoke_agent` span or operation; a span whose operation builds an agent never is one."""
+    operation = node.attributes.get(OPERATION_NAME)
+    if operation == CREATE_AGENT:
+        return False
     name = node.name
     if type(name) is str and (name == AGENT_SPAN or name.startswith(AGENT_SPAN_PREFIX)):
         return True
-    return node.attributes.get(OPERATION_NAME) == INVOKE_AGENT
+    return operation == INVOKE_AGENT
 
 
 def agent_name(node: SpanNode, *keys: str) -> str:

@@ -6,11 +6,12 @@ Model-request spans record their input and output this way (`gen_ai.input.messag
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
-from .arguments import dump_json, load_json
+from .arguments import load_json
 
 ROLE = 'role'
 USER = 'user'
@@ -22,6 +23,8 @@ TOOL_CALL = 'tool_call'
 TOOL_CALL_ID = 'id'
 NAME = 'name'
 ARGUMENTS = 'arguments'
+"""A `tool_call` part's arguments: an object (as the conventions' JSON schema has them, e.g.
+opentelemetry-util-genai 0.4b0 for the OpenAI instrumentation) or the model's JSON text."""
 
 # Characters every JSON encoder writes as themselves inside a string (Go escapes `<>&`, some
 # encoders `/`): an id made of them appears quoted, verbatim, in the text that holds it.
@@ -75,17 +78,21 @@ def tool_calls(raw: object) -> Iterator[tuple[str, str]]:
             yield part[TOOL_CALL_ID], name
 
 
-def issued_calls(raw: object) -> Iterator[tuple[str, str, str | None]]:
-    """(id, name, arguments as JSON text) of the `tool_call` parts holding an id and a name, in order.
+def issued_calls(raw: object) -> Iterator[tuple[str | None, str, str | None]]:
+    """(id, name, arguments as JSON text) of every `tool_call` part with a text name, in order.
 
-    The conventions record a part's `arguments` as an object; an instrumentation that records the
-    model's text (a string) keeps it as it is, so invalid JSON stays visible as such.
+    The id is `None` when the part has none; arguments recorded as text are returned as recorded
+    (the model's own text), any other value as compact JSON, and missing ones as `None`.
     """
-    for part in _tool_call_parts(raw):
-        if isinstance(name := part.get(NAME), str):
-            arguments = part.get(ARGUMENTS)
-            text = arguments if isinstance(arguments, str) or arguments is None else dump_json(arguments)
-            yield part[TOOL_CALL_ID], name, text
+    for part in _parts(raw, TOOL_CALL):
+        name = part.get(NAME)
+        if not isinstance(name, str):
+            continue
+        call_id = part.get(TOOL_CALL_ID)
+        arguments = part.get(ARGUMENTS)
+        if arguments is not None and not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False, separators=(',', ':'))
+        yield call_id if isinstance(call_id, str) else None, name, arguments
 
 
 def tool_call_ids(raw: object) -> Iterator[str]:
@@ -95,6 +102,14 @@ def tool_call_ids(raw: object) -> Iterator[str]:
 
 
 def _tool_call_parts(raw: object) -> Iterator[dict[str, Any]]:
+    """The `tool_call` parts holding a text id."""
+    for part in _parts(raw, TOOL_CALL):
+        if isinstance(part.get(TOOL_CALL_ID), str):
+            yield part
+
+
+def _parts(raw: object, part_type: str) -> Iterator[dict[str, Any]]:
+    """Every part of type `part_type` in the messages of `raw`, in order."""
     if not isinstance(raw, str):
         return
     try:
@@ -104,7 +119,7 @@ def _tool_call_parts(raw: object) -> Iterator[dict[str, Any]]:
     for message in value if isinstance(value, list) else ():
         parts = message.get(PARTS) if isinstance(message, dict) else None
         for part in parts if isinstance(parts, list) else ():
-            if isinstance(part, dict) and part.get(PART_TYPE) == TOOL_CALL and isinstance(part.get(TOOL_CALL_ID), str):
+            if isinstance(part, dict) and part.get(PART_TYPE) == part_type:
                 yield part
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from . import genai, google_adk, langfuse, langsmith, openai_agents, openinference, pydantic_ai, strands
+from . import autogen, genai, google_adk, langfuse, langsmith, openai_agents, openinference, pydantic_ai, strands
 from .family import (
     GENERIC_CONTENT_SWITCH,
     IGNORED,
@@ -41,6 +41,7 @@ FAMILIES: tuple[Family, ...] = (
     pydantic_ai.FAMILY,
     openinference.FAMILY,
     langfuse.FAMILY,
+    autogen.FAMILY,
     genai.FAMILY,
 )
 """Most specific first."""

@@ -379,7 +379,6 @@ def test_a_graph_runs_prompt_and_answer_are_its_states_messages() -> None:
     assert trace_output(b.build()) == 'from the model'  # the state does not end with an answer
 
 
-@pytest.mark.xfail(reason='needs the cross-check join', strict=True)
 def test_parallel_tasks_that_do_not_overlap_take_the_issue_order() -> None:
     # LangGraph runs a response's calls as `tools` tasks on threads: the second call's tool can start
     # (and end) before the first's when its thread wins; the tool spans then do not overlap.
