@@ -82,7 +82,12 @@ RESULT_TOOL_CALLS = 'ai.result.toolCalls'
 RESPONSE_MODEL = 'ai.response.model'
 
 # Token counts, newest key first.
-INPUT_TOKENS = ('gen_ai.usage.input_tokens', 'ai.usage.inputTokens', 'gen_ai.usage.prompt_tokens', 'ai.usage.promptTokens')
+INPUT_TOKENS = (
+    'gen_ai.usage.input_tokens',
+    'ai.usage.inputTokens',
+    'gen_ai.usage.prompt_tokens',
+    'ai.usage.promptTokens',
+)
 OUTPUT_TOKENS = (
     'gen_ai.usage.output_tokens',
     'ai.usage.outputTokens',
@@ -158,7 +163,11 @@ def _text_content(content: object) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [p['text'] for p in content if isinstance(p, dict) and p.get('type') == 'text' and isinstance(p.get('text'), str)]
+        texts = [
+            p['text']
+            for p in content
+            if isinstance(p, dict) and p.get('type') == 'text' and isinstance(p.get('text'), str)
+        ]
         return '\n'.join(texts) if texts else None
     return None
 
