@@ -6,17 +6,19 @@
 - `ai.generateText` / `ai.streamText`: one call of the function, an agent run named by
   `ai.telemetry.functionId` (else the model, `ai.model.id`, as the GenAI integration names its
   span); the prompt in `ai.prompt` (JSON: `prompt` and/or `messages`), the answer in
-  `ai.response.text` (`ai.result.text` before 3.4). It repeats the run's usage totals: never a request.
+  `ai.response.text` (`ai.result.text` before 3.4). It repeats usage (ai 7: the run's totals; ai 5:
+  the last step's) and is never a request.
 - `ai.generateText.doGenerate` / `ai.streamText.doStream` (and the object functions' own): one
   request to the model per step; usage in `gen_ai.usage.input_tokens` / `output_tokens` (ai 4 on;
-  `prompt_tokens` / `completion_tokens` in ai 3) and `ai.usage.inputTokens` / `outputTokens`
-  (`promptTokens` / `completionTokens` before ai 5); the calls it issued in `ai.response.toolCalls`
-  (JSON list of `toolCallId`, `toolName` and `input`, an object, or `args`, JSON text, before ai 5).
+  `prompt_tokens` / `completion_tokens` in ai 3) and `ai.usage.promptTokens` / `completionTokens`
+  (`inputTokens` / `outputTokens` in ai 7's integration); the calls it issued in
+  `ai.response.toolCalls`, a JSON list of `toolCallId`, `toolName` and the arguments: `input` as
+  JSON text (ai 5) or as an object (ai 7), `args` as JSON text (ai 3 and 4).
 - `ai.toolCall`: one tool execution; `ai.toolCall.name`, `.id`, `.args` (JSON text) and `.result`
   (the output, `JSON.stringify`-ed: a text result is a quoted JSON string). A tool that throws:
   status ERROR plus an exception event; the SDK hands the model the error text and goes on, so a
   failed call is `raised` (the SDK has no retry signal). In ai 7 it is a child of the step's
-  request span, in earlier versions of the function's span.
+  request span, in ai 5 of the function's span (a sibling of the request that issued it).
 
 **GenAI-convention spans** (ai 7's `OpenTelemetry` integration) are read by `genai`, except that
 this integration JSON-encodes every tool result too: its tool spans are known by

@@ -1,10 +1,11 @@
-"""The Vercel AI SDK fixtures (`fixtures/frameworks/vercel_ai/`) give the scenario's trajectory exactly.
+"""The Vercel AI SDK fixtures (`fixtures/frameworks/vercel_ai*/`) give the scenario's trajectory exactly.
 
-Two routes of ai 7, each in both encodings (the JS SDK's `JsonTraceSerializer` and the Collector's
-file exporter): `otel` (the GenAI-convention `OpenTelemetry` integration of `@ai-sdk/otel`) and
-`legacy` (its `LegacyOpenTelemetry`, the `ai.*` spans of ai 4 to 6). Neither route differs from the
-scenario in anything these tests read: the SDK keeps the model's call ids, records every argument
-and result, and reports the throwing `flaky` as a failed span without a result.
+Three routes, each in both encodings (the JS SDK's `JsonTraceSerializer` and the Collector's file
+exporter): ai 7's `otel` (the GenAI-convention `OpenTelemetry` integration of `@ai-sdk/otel`) and
+`legacy` (its `LegacyOpenTelemetry`, the `ai.*` spans of ai 4 to 6), and ai 5's own
+`experimental_telemetry` (`vercel_ai5/`). No route differs from the scenario in anything these
+tests read: the SDK keeps the model's call ids, records every argument and result, and reports
+the throwing `flaky` as a failed span without a result.
 
 JavaScript span times have millisecond resolution and the two calls of the first response run
 concurrently, so their spans often start in the same millisecond: then only the issuing response
@@ -43,15 +44,18 @@ ANSWER = 'Booked: Paris, sunny.'
 MODELS = ('orchestrator-model', 'expert-model')
 ENCODINGS = ('sdk', 'collector')
 
+FILES = {'vercel-ai-otel': 'vercel_ai/otel', 'vercel-ai-legacy': 'vercel_ai/legacy', 'vercel-ai5': 'vercel_ai5/legacy'}
 ROUTES: dict[str, Route] = {
-    f'vercel-ai-{route}-{encoding}': Route(f'vercel_ai/{route}.{encoding}.otlp.jsonl', models=MODELS)
-    for route in ('otel', 'legacy')
+    f'{key}-{encoding}': Route(f'{file}.{encoding}.otlp.jsonl', models=MODELS)
+    for key, file in FILES.items()
     for encoding in ENCODINGS
 }
+LEGACY = [key for key in ROUTES if 'otel' not in key]
+"""The routes of `ai.*` spans: ai 7's `LegacyOpenTelemetry` and ai 5's built-in telemetry."""
 
 RUN_IO: dict[str, tuple[str | None, str | None]] = {
     # otel: the `invoke_agent` span's input messages and the last `chat` span's output text;
-    # legacy: `ai.generateText`'s `ai.prompt` JSON and `ai.response.text`.
+    # legacy and ai 5: `ai.generateText`'s `ai.prompt` JSON and `ai.response.text`.
     route.file: (PROMPT, ANSWER)
     for route in ROUTES.values()
 }
@@ -116,9 +120,10 @@ def test_each_response_lists_the_calls_it_issued(route: Route) -> None:
     assert {call.call_id: call.issued_by for call in trajectory.tool_calls} == ISSUING_REQUEST
 
 
-@pytest.mark.parametrize('encoding', ENCODINGS)
-def test_legacy_responses_record_the_issued_arguments(encoding: str) -> None:
-    (trace,) = read_traces(FIXTURES / f'vercel_ai/legacy.{encoding}.otlp.jsonl')
+@pytest.mark.parametrize('key', LEGACY)
+def test_legacy_responses_record_the_issued_arguments(key: str) -> None:
+    """`ai.response.toolCalls`: each call's `input` an object (ai 7) or JSON text (ai 5)."""
+    (trace,) = read_traces(FIXTURES / ROUTES[key].file)
     requests = sorted((n for n in trace.tree if REGISTRY.is_model_request(n)), key=lambda n: n.start_timestamp)
     issued = [[(c.call_id, c.name, json.loads(c.arguments or 'null')) for c in REGISTRY.issued(n)] for n in requests]
     assert issued == [[(call_id, name, arguments) for name, arguments, _, call_id, _ in calls] for calls in RESPONSES]
