@@ -23,6 +23,10 @@
 **GenAI-convention spans** (ai 7's `OpenTelemetry` integration) are read by `genai`, except that
 this integration JSON-encodes every tool result too: its tool spans are known by
 `gen_ai.execute_tool.duration`, which it sets on every tool it runs.
+
+The family is asked first: Google ADK's claims the results of any span with `gen_ai.tool.type`, which
+this integration sets as well. So that it does not displace the GenAI tool-span description the walks
+apply inline, `ai.toolCall` spans are found by a classifier rather than a `ToolSpans` description.
 """
 
 from __future__ import annotations
@@ -190,7 +194,7 @@ def _issued_call(call: object) -> IssuedCall | None:
     call_id = call.get(TOOL_CALL_ID_FIELD)
     arguments = call.get(INPUT_FIELD, call.get(ARGS_FIELD))
     if arguments is not None and not isinstance(arguments, str):
-        arguments = json.dumps(arguments)  # ai 5 on records the parsed object: back to JSON text
+        arguments = json.dumps(arguments)  # ai 7 records the parsed object: back to JSON text
     return IssuedCall(call_id if isinstance(call_id, str) else None, name, arguments)
 
 
