@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from . import autogen, genai, google_adk, langfuse, langsmith, openai_agents, openinference, pydantic_ai, strands
+from . import autogen, genai, google_adk, langfuse, langsmith, openai_agents, openinference, pydantic_ai, strands, vercel_ai
 from .family import (
     GENERIC_CONTENT_SWITCH,
     IGNORED,
@@ -34,6 +34,7 @@ from .family import (
 from .otel import EXCEPTION_FOLD
 
 FAMILIES: tuple[Family, ...] = (
+    vercel_ai.FAMILY,
     google_adk.FAMILY,
     strands.FAMILY,
     langsmith.FAMILY,
