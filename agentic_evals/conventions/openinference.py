@@ -355,11 +355,10 @@ def _answered_ids(node: SpanNode, name: str) -> set[str]:
 
 def langgraph_tool_call(node: SpanNode) -> Mapping[str, Any] | None:
     """The call (`{"name", "args", "id"}`) LangGraph's ToolNode ran as this TOOL span, read from the
-    input of the ToolNode's CHAIN span (the TOOL span's parent): see the module docstring. Only a
-    LangChain run's CHAIN span (one with `metadata`, where LangGraph keeps its node) is parsed."""
+    input of the ToolNode's CHAIN span (the TOOL span's parent): see the module docstring."""
     parent = node.parent
     name = node.attributes.get(TOOL_NAME)
-    if parent is None or _kind(parent) != CHAIN or METADATA not in parent.attributes or not isinstance(name, str):
+    if parent is None or _kind(parent) != CHAIN or not isinstance(name, str):
         return None
     value = _json(_text(parent.attributes, INPUT_VALUE))
     if isinstance(value, dict) and value.get(WRAPPER_TYPE_KEY) == TOOL_CALL_WRAPPER:
