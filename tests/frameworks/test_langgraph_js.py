@@ -131,6 +131,25 @@ def test_the_encodings_read_alike() -> None:
     assert sdk.agents == collector.agents
 
 
+@pytest.mark.parametrize('encoding', ENCODINGS)
+def test_each_response_lists_the_calls_it_issued(encoding: str) -> None:
+    """The LLM spans flatten each call's name and arguments but no id: the ids come from the LLMResult."""
+    (trace,) = read_traces(FIXTURES / ROUTES[encoding].file)
+    responses = sorted(
+        (node for node in trace.tree if node.attributes.get(oi.SPAN_KIND) == oi.LLM), key=lambda n: n.start_timestamp
+    )
+    issued = [[(c.call_id, c.name, json.loads(c.arguments or 'null')) for c in REGISTRY.issued(n)] for n in responses]
+    calls = {call_id: (call_id, name, arguments) for name, arguments, _, call_id, _ in CALLS}
+    assert issued == [
+        [calls['call_1'], calls['call_2']],
+        [calls['call_3']],
+        [calls['call_4']],
+        [calls['call_5']],
+        [],
+        [],
+    ]
+
+
 # -- the expert in a trace of its own --------------------------------------------------------------
 
 
