@@ -12,16 +12,28 @@ span kind decides what a span is, never its name (instrumentors name spans after
   response, its result the step's observation).
 - **Arguments** are `input.value`: a JSON object, unwrapped from `{"kwargs": {...}}` (LlamaIndex) and
   `{"args": [], "sanitize_inputs_outputs": ..., "kwargs": {...}}` (smolagents) unless the tool's schema
-  names a `kwargs` parameter. LangChain records the input of a single-argument tool as the bare
-  string: it is bound to the parameter the trace names (LangGraph's `tools` wrapper holds the call's
-  `args`; else a `tool.parameters` schema with exactly one property), and is otherwise kept as the
-  raw arguments with the reason.
-- **Results** are `output.value`, unwrapped where a framework's envelope holds one text: LangGraph's
-  ToolMessage JSON (`data.content`) and LlamaIndex's ToolOutput (its text blocks, else `raw_output`).
-  Anything else is kept as recorded.
-- **Call ids**: the ToolMessage's `tool_call_id` (LangGraph), else the wrapper's `tool_call.id`
-  (LangGraph, the only place a failed call's id is), else the `tool_id` of the parent `call_tool`
+  names a `kwargs` parameter. LangChain (Python and JavaScript) records the input of a
+  single-argument tool as the bare string (`Paris`; a JSON string literal when typed JSON): it is
+  bound to the parameter the trace names (the call LangGraph's ToolNode ran, from the input of its
+  CHAIN span, the TOOL span's parent; else a `tool.parameters` schema with exactly one property),
+  and is otherwise kept as the raw arguments with the reason.
+- **The call a LangGraph ToolNode ran** is read from its CHAIN span's `input.value`: Python's
+  `tool_call_with_context` wrapper (`tool_call`, one task per call), LangGraph.js' `Send` input
+  (`lg_tool_call`), or the messages state (`{"messages": [...]}`, LangGraph.js' default): the tool
+  calls of its last AI message, the one with the TOOL span's own call id, else the only one of its
+  name that no sibling TOOL span answered.
+- **Results** are `output.value`, unwrapped where a framework's envelope holds one text: a LangChain
+  ToolMessage (Python's `{"type": "tool", "data": {...}}`, JavaScript's `{"output": {"lc": 1, "id":
+  [..., "ToolMessage"], "kwargs": {...}}}`; its `content`, text or text blocks) and LlamaIndex's
+  ToolOutput (its text blocks, else `raw_output`). Anything else is kept as recorded.
+- **Call ids**: the ToolMessage's `tool_call_id` (LangGraph), else the id of the call the ToolNode ran
+  (LangGraph: the only place a failed call's id is), else the `tool_id` of the parent `call_tool`
   span's `ToolCall(...)` repr (LlamaIndex). openai-agents, CrewAI and smolagents tool spans carry none.
+- **Issued calls** of an LLM span: `llm.output_messages.*.message.tool_calls.*.tool_call.*` (id, function
+  name, arguments). OpenInference's LangChain.js instrumentation records no id there (and no calls at
+  all unless the provider keeps its raw calls in `additional_kwargs.tool_calls`, as ChatOpenAI
+  does): the ids, or the whole calls, then come from the LLMResult in `output.value`
+  (`generations[0][0].message`'s `tool_calls`).
 - **Failure stage**: a failed TOOL span is `raised`. No OpenInference instrumentor records a retry or
   a validation stage: openai-agents' failure handler, LangGraph's `handle_tool_errors`, LlamaIndex's
   `call_tool` and smolagents' step all turn an exception the tool raised into text for the model,
@@ -33,8 +45,10 @@ span kind decides what a span is, never its name (instrumentors name spans after
   totals (smolagents `*.run`, CrewAI `kickoff`) are never requests.
 - **Agent runs**: an AGENT span naming its agent (`agent.name` for openai-agents, `graph.node.id` for
   CrewAI); smolagents' `{name}.run` AGENT span; a LangGraph graph's CHAIN span (its name is the
-  graph's), when it starts a graph: a root, or under a span that is not a CHAIN or AGENT (a tool);
-  LangGraph's `agent` AGENT spans are one node per turn, not runs; a LlamaIndex workflow agent's
+  graph's; `metadata` JSON with `ls_integration: langgraph`, parsed: Python writes it with spaces,
+  JavaScript without), when it starts a graph: a root, or under a span that is not a CHAIN or AGENT
+  (a tool); LangGraph's `agent` spans (AGENT in Python, CHAIN in JavaScript) are one node per turn,
+  not runs; a LlamaIndex workflow agent's
   `{Class}.run` CHAIN span, named by the `current_agent_name` its `init_run` step returns (the last
   field of the `AgentInput` repr: the only place the name is recorded that user text cannot precede).
 - **A run's prompt and answer**: the agent span's first user message, else the first LLM span's; the
@@ -48,6 +62,7 @@ span kind decides what a span is, never its name (instrumentors name spans after
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from itertools import count
 from typing import Any, Final
@@ -96,11 +111,34 @@ TOOL_CALL_ID = 'tool_calls.{}.tool_call.id'
 TOOL_CALL_FUNCTION = 'tool_calls.{}.tool_call.function.name'
 TOOL_CALL_ARGUMENTS = 'tool_calls.{}.tool_call.function.arguments'
 
-# LangGraph / LangChain
-LANGGRAPH_METADATA = '"ls_integration": "langgraph"'
-"""How LangGraph marks its spans' `metadata` JSON (a substring test: the JSON is LangChain's own)."""
-TOOL_CALL_WRAPPER_PREFIX = '{"__type": "tool_call_with_context"'
-"""`input.value` of LangGraph's `tools` CHAIN span: the call it dispatches (`tool_call`) and state."""
+# LangGraph / LangChain (openinference-instrumentation-langchain 0.1.x, Python;
+# @arizeai/openinference-instrumentation-langchain 4.x, JavaScript)
+LS_INTEGRATION = 'ls_integration'
+LANGGRAPH = 'langgraph'
+"""`metadata.ls_integration` of a LangGraph graph's spans (langgraph 1.x, @langchain/langgraph 1.x)."""
+WRAPPER_TYPE_KEY = '__type'
+TOOL_CALL_WRAPPER = 'tool_call_with_context'
+"""`__type` of Python LangGraph's `tools` task input: the call it dispatches (`tool_call`) and state."""
+WRAPPED_TOOL_CALL = 'tool_call'
+SEND_TOOL_CALL = 'lg_tool_call'
+"""LangGraph.js' `createReactAgent({version: 'v2'})` sends each call to `tools` as the state plus this key."""
+MESSAGES = 'messages'
+TOOL_CALLS = 'tool_calls'
+TOOL_CALL_ID_KEY = 'tool_call_id'
+LC_KWARGS = 'kwargs'
+"""A LangChain object serialised as `{"lc": 1, "type": "constructor", "id": [..., class], "kwargs": {...}}`."""
+LC_ID = 'id'
+PY_MESSAGE_DATA = 'data'
+"""Python OpenInference writes a LangChain message as `{"type": "tool" | "ai" | ..., "data": {...}}`."""
+RUN_OUTPUT = 'output'
+"""A LangChain.js run's outputs are `{"output": <value>}` (its tool runs': the ToolMessage)."""
+TOOL_MESSAGE_CLASS = 'ToolMessage'
+AI_MESSAGE_CLASSES = frozenset({'AIMessage', 'AIMessageChunk'})
+TOOL_TYPE = 'tool'
+AI_TYPE = 'ai'
+GENERATIONS = 'generations'
+MIME_TYPE_INPUT = 'input.mime_type'
+JSON_MIME = 'application/json'
 
 # smolagents
 SMOLAGENTS_RUN_SUFFIX = '.run'
@@ -205,6 +243,61 @@ def issued_calls(node: SpanNode) -> list[tuple[str | None, str | None, str | Non
     return found
 
 
+def _result_calls(node: SpanNode) -> list[tuple[str | None, str, str | None]]:
+    """(id, name, arguments JSON) of the tool calls of the LLMResult in an LLM span's `output.value`
+    (`generations[0][0].message`, a serialised AIMessage), in issue order. The arguments are the
+    provider's raw text where the message keeps it (`additional_kwargs.tool_calls`, by id), else
+    LangChain's parsed `args` written back as JSON."""
+    value = _json(_text(node.attributes, OUTPUT_VALUE))
+    generations = value.get(GENERATIONS) if isinstance(value, dict) else None
+    try:
+        message = message_fields(generations[0][0]['message'])  # type: ignore[index]
+    except (TypeError, IndexError, KeyError):
+        return []
+    if message is None or message[0] != AI_TYPE:
+        return []
+    fields = message[1]
+    raw: dict[str, str] = {}
+    extra = fields.get('additional_kwargs')
+    provider_calls = extra.get(TOOL_CALLS) if isinstance(extra, dict) else None
+    for call in provider_calls if isinstance(provider_calls, list) else ():
+        function = call.get('function') if isinstance(call, dict) else None
+        if isinstance(function, dict) and isinstance(call_id := call.get('id'), str):
+            arguments = function.get('arguments')
+            if isinstance(arguments, str):
+                raw[call_id] = arguments
+    found: list[tuple[str | None, str, str | None]] = []
+    calls = fields.get(TOOL_CALLS)
+    for call in calls if isinstance(calls, list) else ():
+        if not isinstance(call, dict) or not isinstance(name := call.get('name'), str):
+            continue
+        call_id = call.get('id') if isinstance(call.get('id'), str) else None
+        args = call.get('args')
+        arguments = raw.get(call_id) if call_id is not None else None
+        if arguments is None and isinstance(args, dict):
+            arguments = json.dumps(args, ensure_ascii=False)
+        found.append((call_id, name, arguments))
+    return found
+
+
+def llm_issued(node: SpanNode) -> list[IssuedCall]:
+    """The calls an LLM span's response issued: the flattened output messages' tool calls, their ids
+    (or, when none are flattened, the calls) from the LLMResult in `output.value` where they lack them."""
+    flat = issued_calls(node)
+    if flat and all(call_id is not None and name is not None for call_id, name, _ in flat):
+        return [IssuedCall(call_id, name, arguments) for call_id, name, arguments in flat if name is not None]
+    recorded = _result_calls(node)
+    if not flat:
+        return [IssuedCall(*call) for call in recorded]
+    if [name for _, name, _ in flat] == [name for _, name, _ in recorded]:  # the same calls: ids from there
+        return [
+            IssuedCall(call_id or found_id, name, arguments if arguments is not None else found_arguments)
+            for (call_id, name, arguments), (found_id, _, found_arguments) in zip(flat, recorded, strict=True)
+            if name is not None
+        ]
+    return [IssuedCall(call_id, name, arguments) for call_id, name, arguments in flat if name is not None]
+
+
 def _managed_call(step: SpanNode, agent: str) -> tuple[str | None, str | None] | None:
     """(id, arguments) of the call to `agent` that the step's model response issued."""
     for child in step.children:
@@ -215,19 +308,76 @@ def _managed_call(step: SpanNode, agent: str) -> tuple[str | None, str | None] |
     return None
 
 
-def langgraph_wrapper_call(node: SpanNode) -> Mapping[str, Any] | None:
-    """The `tool_call` LangGraph's `tools` wrapper (the TOOL span's parent) dispatched to this tool."""
-    parent = node.parent
-    if parent is None or _kind(parent) != CHAIN:
+def message_fields(message: object) -> tuple[str | None, Mapping[str, Any]] | None:
+    """(type, fields) of a LangChain message as OpenInference serialises it: `ai`, `tool`, ... from
+    Python's `{"type": ..., "data": {...}}` or the class name of a `{"lc": 1, "id": [..., class],
+    "kwargs": {...}}` constructor (JavaScript, and Python's own serialisation), else `None`."""
+    if not isinstance(message, dict):
         return None
-    text = _text(parent.attributes, INPUT_VALUE)
-    if text is None or not text.startswith(TOOL_CALL_WRAPPER_PREFIX):
-        return None
-    value = _json(text)
-    call = value.get('tool_call') if isinstance(value, dict) else None
-    if isinstance(call, dict) and call.get('name') == node.attributes.get(TOOL_NAME):
-        return call
+    data = message.get(PY_MESSAGE_DATA)
+    if isinstance(data, dict):
+        kind = message.get('type')
+        return (kind if isinstance(kind, str) else None), data
+    fields = message.get(LC_KWARGS)
+    path = message.get(LC_ID)
+    if isinstance(fields, dict) and isinstance(path, list) and path and isinstance(path[-1], str):
+        name = path[-1]
+        if name == TOOL_MESSAGE_CLASS:
+            return TOOL_TYPE, fields
+        return (AI_TYPE if name in AI_MESSAGE_CLASSES else name), fields
     return None
+
+
+def _last_ai_tool_calls(messages: object) -> list[Any]:
+    """The tool calls of the last AI message in a messages list (what a ToolNode runs)."""
+    if not isinstance(messages, list):
+        return []
+    for message in reversed(messages):
+        found = message_fields(message)
+        if found is not None and found[0] == AI_TYPE:
+            calls = found[1].get(TOOL_CALLS)
+            return calls if isinstance(calls, list) else []
+    return []
+
+
+def _answered_ids(node: SpanNode, name: str) -> set[str]:
+    """The call ids the other TOOL spans of `name` under `node`'s parent answered."""
+    parent = node.parent
+    found: set[str] = set()
+    for sibling in () if parent is None else parent.children:
+        if sibling is not node and _kind(sibling) == TOOL and sibling.attributes.get(TOOL_NAME) == name:
+            envelope = _envelope(sibling)
+            call_id = None if envelope is None else envelope.get(TOOL_CALL_ID_KEY)
+            if isinstance(call_id, str):
+                found.add(call_id)
+    return found
+
+
+def langgraph_tool_call(node: SpanNode) -> Mapping[str, Any] | None:
+    """The call (`{"name", "args", "id"}`) LangGraph's ToolNode ran as this TOOL span, read from the
+    input of the ToolNode's CHAIN span (the TOOL span's parent): see the module docstring."""
+    parent = node.parent
+    name = node.attributes.get(TOOL_NAME)
+    if parent is None or _kind(parent) != CHAIN or not isinstance(name, str):
+        return None
+    value = _json(_text(parent.attributes, INPUT_VALUE))
+    if isinstance(value, dict) and value.get(WRAPPER_TYPE_KEY) == TOOL_CALL_WRAPPER:
+        calls = [value.get(WRAPPED_TOOL_CALL)]
+    elif isinstance(value, dict) and isinstance(value.get(SEND_TOOL_CALL), dict):
+        calls = [value[SEND_TOOL_CALL]]
+    else:
+        calls = _last_ai_tool_calls(value.get(MESSAGES) if isinstance(value, dict) else value)
+    named = [call for call in calls if isinstance(call, dict) and call.get('name') == name]
+    if not named:
+        return None
+    envelope = _envelope(node)
+    own = None if envelope is None else envelope.get(TOOL_CALL_ID_KEY)
+    if isinstance(own, str):
+        return next((call for call in named if call.get('id') == own), None)
+    if len(named) > 1:
+        answered = _answered_ids(node, name)
+        named = [call for call in named if call.get('id') not in answered]
+    return named[0] if len(named) == 1 else None
 
 
 def _quoted_after(text: str, marker: str, start: int) -> str | None:
@@ -287,12 +437,12 @@ def langgraph_run(node: SpanNode) -> str | None:
     """The graph of a LangGraph CHAIN span that starts a graph run (a root, or called from a tool)."""
     if _kind(node) != CHAIN:
         return None
-    metadata = _text(node.attributes, METADATA)
-    if metadata is None or LANGGRAPH_METADATA not in metadata:
-        return None
     parent = node.parent
     if parent is not None and _kind(parent) in (CHAIN, AGENT):
-        return None  # a node or runnable inside a graph
+        return None  # a node or runnable inside a graph (asked first: only a graph's start is parsed)
+    metadata = _json(_text(node.attributes, METADATA))
+    if not isinstance(metadata, dict) or metadata.get(LS_INTEGRATION) != LANGGRAPH:
+        return None
     return _text_name(node) or None
 
 
@@ -327,12 +477,18 @@ def _unwrapped(node: SpanNode, value: dict[str, Any]) -> dict[str, Any] | str:
 
 
 def _bare_string(node: SpanNode, raw: str) -> Arguments:
-    call = langgraph_wrapper_call(node)
+    call = langgraph_tool_call(node)
     if call is not None and isinstance(args := call.get('args'), dict):
         return Arguments(args, raw, None)
     properties = _schema_properties(node)
     if properties is not None and len(properties) == 1:
-        return Arguments({next(iter(properties)): raw}, raw, None)
+        value: Any = raw
+        if node.attributes.get(MIME_TYPE_INPUT) == JSON_MIME and raw.startswith('"'):
+            try:
+                value = load_json(raw)  # a JSON string literal: the string it spells
+            except ValueError:
+                value = raw
+        return Arguments({next(iter(properties)): value}, raw, None)
     return Arguments(None, raw, BARE_STRING)
 
 
@@ -355,15 +511,27 @@ def tool_arguments(node: SpanNode) -> Arguments | None:
 
 
 def _envelope(node: SpanNode) -> dict[str, Any] | None:
-    """A LangGraph ToolMessage (`data`) or a LlamaIndex ToolOutput in `output.value`, parsed."""
+    """A LangChain ToolMessage's fields or a LlamaIndex ToolOutput in `output.value`, parsed."""
     value = _json(_text(node.attributes, OUTPUT_VALUE))
     if not isinstance(value, dict):
         return None
-    data = value.get('data')
-    if value.get('type') == 'tool' and isinstance(data, dict):
-        return data
-    if 'blocks' in value and 'raw_output' in value and 'tool_name' in value:
+    if value.keys() == {RUN_OUTPUT}:  # LangChain.js: the run's outputs, `{"output": <ToolMessage>}`
+        value = value[RUN_OUTPUT]
+    message = message_fields(value)
+    if message is not None and message[0] == TOOL_TYPE:
+        return dict(message[1])
+    if isinstance(value, dict) and 'blocks' in value and 'raw_output' in value and 'tool_name' in value:
         return value
+    return None
+
+
+def _text_blocks(blocks: object) -> str | None:
+    """The text of a non-empty list of `{"type": "text", "text": ...}` blocks, else `None`."""
+    if not isinstance(blocks, list) or not blocks:
+        return None
+    texts = [b.get('text') if isinstance(b, dict) else None for b in blocks]
+    if all(isinstance(text, str) for text in texts):
+        return ''.join(t for t in texts if isinstance(t, str))
     return None
 
 
@@ -371,11 +539,11 @@ def _envelope_text(envelope: Mapping[str, Any]) -> str | None:
     content = envelope.get(CONTENT)
     if isinstance(content, str):
         return content
-    blocks = envelope.get('blocks')
-    if isinstance(blocks, list) and blocks:
-        texts = [b.get('text') if isinstance(b, dict) else None for b in blocks]
-        if all(isinstance(text, str) for text in texts):
-            return ''.join(t for t in texts if isinstance(t, str))
+    text = _text_blocks(content)
+    if text is None:
+        text = _text_blocks(envelope.get('blocks'))
+    if text is not None:
+        return text
     raw = envelope.get('raw_output')
     return raw if isinstance(raw, str) else None
 
@@ -456,12 +624,12 @@ class OpenInference(Family):
         if kind != TOOL:
             return None
         envelope = _envelope(node)
-        call_id = None if envelope is None else envelope.get('tool_call_id')
-        if isinstance(call_id, str):
+        call_id = None if envelope is None else envelope.get(TOOL_CALL_ID_KEY)
+        if isinstance(call_id, str) and call_id:
             return call_id
-        call = langgraph_wrapper_call(node)
-        if call is not None and isinstance(wrapped := call.get('id'), str):
-            return wrapped
+        call = langgraph_tool_call(node)
+        if call is not None and isinstance(ran := call.get('id'), str) and ran:
+            return ran
         return llamaindex_call_id(node)
 
     def arguments(self, node: SpanNode) -> Arguments | None:
@@ -527,15 +695,18 @@ class OpenInference(Family):
             cost=None if cost is None else float(cost),
         )
 
+    def issued(self, node: SpanNode) -> list[IssuedCall] | None:
+        return llm_issued(node) if _kind(node) == LLM else None
+
     def issued_call_ids(self, node: SpanNode) -> list[str] | None:
         if _kind(node) != LLM:
             return None
-        return [call_id for call_id, _, _ in issued_calls(node) if call_id is not None]
+        return [call.call_id for call in llm_issued(node) if call.call_id is not None]
 
     def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:
         if _kind(node) != LLM:
             return None
-        return [(i, name) for i, name, _ in issued_calls(node) if i is not None and name is not None]
+        return [(call.call_id, call.name) for call in llm_issued(node) if call.call_id is not None]
 
     def issued(self, node: SpanNode) -> list[IssuedCall] | None:
         if _kind(node) != LLM:
