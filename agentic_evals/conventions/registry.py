@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from . import genai, google_adk, langsmith, openai_agents, openinference, pydantic_ai, strands
+from . import genai, google_adk, langsmith, mastra, openai_agents, openinference, pydantic_ai, strands
 from .family import (
     IGNORED,
     MODEL_REQUEST,
@@ -35,6 +35,7 @@ from .otel import EXCEPTION_FOLD
 FAMILIES: tuple[Family, ...] = (
     google_adk.FAMILY,
     strands.FAMILY,
+    mastra.FAMILY,
     langsmith.FAMILY,
     openai_agents.FAMILY,
     pydantic_ai.FAMILY,

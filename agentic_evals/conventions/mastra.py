@@ -1,0 +1,322 @@
+"""Mastra (`@mastra/core` 1.x) through `@mastra/otel-exporter` or `@mastra/otel-bridge`: GenAI spans with Mastra's own.
+
+Both packages convert every Mastra span with the same code (the exporter's `SpanConverter`): GenAI
+names and keys where Mastra has them (`invoke_agent {agent}`, `execute_tool {tool}` with the
+`gen_ai.tool.*` keys, a `chat {model}` span with `gen_ai.request.model` and `gen_ai.usage.*`), and
+on every span `mastra.span.type`, Mastra's own span type: the family's marker. `genai` reads the
+agents, the calls and the `chat` requests. What Mastra does its own way:
+
+- **Which span is one model request.** Mastra records a generation (`model_generation`: an agent's
+  whole loop of model calls), one `model_step` per model call and, from `@mastra/core` /
+  `@mastra/observability` versions that pair on the `model-inference-span` feature, one
+  `model_inference` per step. The converter names `chat {model}` the inference span when both
+  packages have the feature (`@mastra/otel-exporter` 1.4: one request per step, with its usage), and
+  the generation otherwise (`@mastra/otel-bridge` 1.5, which converts with `@mastra/otel-exporter`
+  1.3: one `chat` span over all the steps, with their totals; the steps' `model_inference` spans
+  carry neither model nor usage). In that second shape the generation span is read as the request
+  of its first step (the GenAI rules count it: it names a model and a `chat` operation) and each
+  later step as one request (its `model_inference` span, or the `model_step` span when there is
+  none): one request per step, the totals counted once. A later step records no tokens, unless
+  it has its own `gen_ai.usage.*`, which are then taken off the generation's.
+- **The calls a response issued** are not in `gen_ai.output.messages` (that holds the text only),
+  but in the step's `mastra.model_step.output` (and the bridge's `mastra.model_inference.output`):
+  JSON `{"text": ..., "toolCalls": [{"toolCallId", "toolName", "args"}]}`.
+- **A run's prompt and answer** are on the agent span: `mastra.agent_run.input` (the prompt as
+  given: text, or JSON messages for a sub-agent) and `mastra.agent_run.output` (JSON `{"text", ...}`,
+  with `object` for structured output).
+- A failed call is a tool that threw (status ERROR, `error.message`, an `exception` event): Mastra
+  has no retry signal (a call whose arguments fail the tool's schema is not an error span: the
+  model gets the validation message as the tool's result).
+- A sub-agent in an agent's `agents` is the tool `agent-{name}` with argument `prompt`; its result
+  is Mastra's `{"text", "subAgentThreadId", "subAgentResourceId", ...}` object (the model is shown
+  the text, through a `mapping` span).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic_evals.otel.span_tree import SpanNode
+
+from . import genai, messages
+from .arguments import load_json
+from .family import (
+    IGNORED,
+    MODEL_REQUEST,
+    Answer,
+    Classifier,
+    FailureStage,
+    Family,
+    IssuedCall,
+    RequestFacts,
+)
+from .openinference import MODEL_NAME as OPENINFERENCE_MODEL
+
+SPAN_TYPE = 'mastra.span.type'
+"""Mastra's span type, on every span `@mastra/otel-exporter` 1.x and `@mastra/otel-bridge` 1.x write."""
+AGENT_RUN = 'agent_run'
+MODEL_GENERATION = 'model_generation'
+MODEL_STEP = 'model_step'
+MODEL_INFERENCE = 'model_inference'
+"""From `@mastra/core` / `@mastra/observability` with the `model-inference-span` feature (1.7x / 1.17)."""
+TOOL_CALL_TYPES = frozenset({'tool_call', 'mcp_tool_call', 'provider_tool_call'})
+
+AGENT_INPUT = 'mastra.agent_run.input'
+AGENT_OUTPUT = 'mastra.agent_run.output'
+STEP_OUTPUT = 'mastra.model_step.output'
+INFERENCE_OUTPUT = 'mastra.model_inference.output'
+"""Both `{"text": ..., "toolCalls": [{"toolCallId": ..., "toolName": ..., "args": {...}}]}`."""
+MODEL_METADATA = 'mastra.metadata.modelMetadata'
+"""On a step: JSON `{"modelId", "modelVersion", "modelProvider"}` of the model that answered it."""
+TEXT = 'text'
+OBJECT = 'object'
+TOOL_CALLS = 'toolCalls'
+TOOL_CALL_ID = 'toolCallId'
+TOOL_NAME = 'toolName'
+ARGS = 'args'
+MODEL_ID = 'modelId'
+ROLE = 'role'
+CONTENT = 'content'
+PART_TYPE = 'type'
+
+_MODEL_KEYS = (genai.REQUEST_MODEL, genai.RESPONSE_MODEL, OPENINFERENCE_MODEL)
+
+
+def _type(node: SpanNode | None) -> object:
+    return None if node is None else node.attributes.get(SPAN_TYPE)
+
+
+def _names_model(node: SpanNode) -> bool:
+    """Whether a span names a model: a request of the GenAI conventions (or OpenInference) itself."""
+    attributes = node.attributes
+    return any(key in attributes for key in _MODEL_KEYS)
+
+
+def _counted_by_genai(node: SpanNode) -> bool:
+    """Whether the GenAI rules count `node` as a model request (a model and a request operation)."""
+    attributes = node.attributes
+    return genai.REQUEST_MODEL in attributes and attributes.get(genai.OPERATION_NAME) in genai.MODEL_REQUEST_OPERATIONS
+
+
+def _steps(generation: SpanNode) -> list[SpanNode]:
+    """A generation's steps, in start order."""
+    return sorted((c for c in generation.children if _type(c) == MODEL_STEP), key=lambda c: c.start_timestamp)
+
+
+def _step_request(step: SpanNode) -> SpanNode:
+    """The span that is one step's request: its `model_inference` span, else the step itself."""
+    for child in step.children:
+        if _type(child) == MODEL_INFERENCE:
+            return child
+    return step
+
+
+def _step_of(node: SpanNode) -> SpanNode | None:
+    if _type(node) == MODEL_STEP:
+        return node
+    parent = node.parent
+    return parent if _type(parent) == MODEL_STEP else None
+
+
+def _first_step(generation: SpanNode) -> SpanNode | None:
+    return min((c for c in generation.children if _type(c) == MODEL_STEP), key=lambda c: c.start_timestamp, default=None)
+
+
+def _summing_generation(node: SpanNode | None) -> bool:
+    """Whether `node` is a generation recorded as one `chat` request with its steps under it."""
+    return (
+        node is not None
+        and _type(node) == MODEL_GENERATION
+        and _counted_by_genai(node)
+        and _first_step(node) is not None
+    )
+
+
+def _first_step_stood_for(step: SpanNode) -> bool:
+    """Whether `step` is the first step of a generation that is counted as its request."""
+    generation = step.parent
+    return generation is not None and _summing_generation(generation) and _first_step(generation) is step
+
+
+def step_request(node: SpanNode, notes: list[str]) -> Answer:
+    """A `model_inference` or `model_step` span that no GenAI rule counted: one model request, unless
+    a span under it is the request (an instrumented provider's), its step has an inference span, or
+    it is the first step of a generation already counted as that step's request."""
+    kind = _type(node)
+    if kind not in (MODEL_INFERENCE, MODEL_STEP):
+        return None
+    children = node.children
+    if any(_names_model(c) or (kind == MODEL_STEP and _type(c) == MODEL_INFERENCE) for c in children):
+        return None
+    step = _step_of(node)
+    if step is not None and _first_step_stood_for(step):
+        return None
+    return MODEL_REQUEST
+
+
+def unnamed_tool(node: SpanNode, notes: list[str]) -> Answer:
+    """A Mastra tool span without a tool name (the converter had no entity name or id): noted."""
+    if _type(node) in TOOL_CALL_TYPES and genai.TOOL_NAME not in node.attributes:
+        notes.append(f'span {node.name!r} skipped: Mastra {_type(node)} span without {genai.TOOL_NAME}')
+        return IGNORED
+    return None
+
+
+def _json(raw: object) -> Any:
+    if not isinstance(raw, str):
+        return None
+    try:
+        return load_json(raw)
+    except ValueError:
+        return None
+
+
+def _output_raw(node: SpanNode) -> str | None:
+    """The recorded JSON of the response `node` stands for: its own output (a bridge inference span,
+    a step), else its step's; a generation counted as its first step's request reads that step."""
+    kind = _type(node)
+    first = _first_step(node) if _summing_generation(node) else None
+    if first is not None:
+        node = first
+        kind = MODEL_STEP
+        inference = _step_request(node)
+        if inference is not node and isinstance(raw := inference.attributes.get(INFERENCE_OUTPUT), str):
+            return raw
+    if kind == MODEL_INFERENCE:
+        raw = node.attributes.get(INFERENCE_OUTPUT)
+        if isinstance(raw, str):
+            return raw
+        step = _step_of(node)
+        return None if step is None else _str(step.attributes.get(STEP_OUTPUT))
+    if kind == MODEL_STEP:
+        return _str(node.attributes.get(STEP_OUTPUT))
+    return None
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _issued(raw: str) -> list[IssuedCall]:
+    output = _json(raw)
+    calls = output.get(TOOL_CALLS) if isinstance(output, dict) else None
+    found: list[IssuedCall] = []
+    for call in calls if isinstance(calls, list) else ():
+        if not isinstance(call, dict) or not isinstance(name := call.get(TOOL_NAME), str):
+            continue
+        call_id = call.get(TOOL_CALL_ID)
+        arguments = json.dumps(call[ARGS], separators=(',', ':')) if ARGS in call else None
+        found.append(IssuedCall(call_id if isinstance(call_id, str) else None, name, arguments))
+    return found
+
+
+def _message_text(content: object) -> str | None:
+    """A Mastra / AI SDK message's content: text, or text parts (`{"type": "text", "text": ...}`)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [p[TEXT] for p in content if isinstance(p, dict) and p.get(PART_TYPE) == TEXT and isinstance(p.get(TEXT), str)]
+        return '\n'.join(texts) if texts else None
+    return None
+
+
+def prompt_of(raw: str) -> str | None:
+    """The prompt an agent span recorded: JSON messages (the first user message's text), or the text itself."""
+    value = _json(raw)
+    if isinstance(value, dict) and ROLE in value:
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(m, dict) and ROLE in m for m in value):
+        return raw  # a prompt given as text (which may happen to be valid JSON)
+    for message in value:
+        if message.get(ROLE) == messages.USER and (text := _message_text(message.get(CONTENT))) is not None:
+            return text
+    return None
+
+
+class Mastra(Family):
+    name = 'mastra'
+    markers = (SPAN_TYPE,)
+
+    def call_classifiers(self) -> Mapping[str, Classifier]:
+        return {SPAN_TYPE: unnamed_tool}
+
+    def request_classifiers(self) -> Mapping[str, Classifier]:
+        return {SPAN_TYPE: step_request}
+
+    def failure_stage(self, node: SpanNode) -> FailureStage | None:
+        return 'raised' if _type(node) in TOOL_CALL_TYPES else None
+
+    def usage(self, node: SpanNode) -> dict[str, int | float] | None:
+        """A generation counted as its first step's request: its totals less what its later steps record."""
+        if not _summing_generation(node):
+            return None
+        total = dict(genai.FAMILY.usage(node) or {})
+        for step in _steps(node)[1:]:
+            for name, value in (genai.FAMILY.usage(_step_request(step)) or {}).items():
+                if name in total:
+                    total[name] = max(0, total[name] - value)
+        return total
+
+    def request_facts(self, node: SpanNode, usage: Mapping[str, int | float]) -> RequestFacts | None:
+        """A step request no GenAI rule counted: the model is the step's, else its generation's."""
+        if _type(node) not in (MODEL_INFERENCE, MODEL_STEP) or _counted_by_genai(node):
+            return None
+        facts = genai.FAMILY.request_facts(node, usage)
+        assert facts is not None  # the GenAI family answers for every span
+        return facts._replace(model=self._step_model(node), operation=genai.CHAT)
+
+    @staticmethod
+    def _step_model(node: SpanNode) -> str | None:
+        step = _step_of(node)
+        metadata = _json(step.attributes.get(MODEL_METADATA)) if step is not None else None
+        if isinstance(metadata, dict) and isinstance(model := metadata.get(MODEL_ID), str):
+            return model
+        generation = step.parent if step is not None else None
+        if generation is not None and _type(generation) == MODEL_GENERATION:
+            return genai.first_str(generation.attributes, genai.RESPONSE_MODEL, genai.REQUEST_MODEL)
+        return None
+
+    def issued(self, node: SpanNode) -> list[IssuedCall] | None:
+        raw = _output_raw(node)
+        return None if raw is None else _issued(raw)
+
+    def issued_call_ids(self, node: SpanNode) -> list[str] | None:
+        found = self.issued(node)
+        return None if found is None else [c.call_id for c in found if c.call_id is not None]
+
+    def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:
+        found = self.issued(node)
+        return None if found is None else [(c.call_id, c.name) for c in found if c.call_id is not None]
+
+    def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:
+        return [_output_raw(node) for node in nodes]
+
+    def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int] | None:
+        ids = self.issued_call_ids(node)
+        return None if ids is None else {call_id: position for position, call_id in enumerate(ids)}
+
+    def run_prompt(self, agent: SpanNode) -> str | None:
+        raw = agent.attributes.get(AGENT_INPUT)
+        return prompt_of(raw) if isinstance(raw, str) and _type(agent) == AGENT_RUN else None
+
+    def run_output(self, agent: SpanNode) -> Any:
+        output = _json(agent.attributes.get(AGENT_OUTPUT)) if _type(agent) == AGENT_RUN else None
+        if not isinstance(output, dict):
+            return None
+        if output.get(OBJECT) is not None:
+            return output[OBJECT]
+        text = output.get(TEXT)
+        return text if isinstance(text, str) and text else None
+
+    def response_text(self, node: SpanNode) -> str | None:
+        """The text of a step request that records no GenAI output messages (the bridge's)."""
+        if genai.OUTPUT_MESSAGES in node.attributes and not _summing_generation(node):
+            return None
+        output = _json(_output_raw(node))
+        text = output.get(TEXT) if isinstance(output, dict) else None
+        return text if isinstance(text, str) and text else None
+
+
+FAMILY = Mastra()
