@@ -17,7 +17,8 @@ agents, the calls and the `chat` requests. What Mastra does its own way:
   of its first step (the GenAI rules count it: it names a model and a `chat` operation) and each
   later step as one request (its `model_inference` span, or the `model_step` span when there is
   none): one request per step, the totals counted once. A later step records no tokens, unless
-  it has its own `gen_ai.usage.*`, which are then taken off the generation's.
+  it (or a provider's instrumented span under it, then the request) has its own `gen_ai.usage.*`,
+  which are then taken off the generation's.
 - **The calls a response issued** are not in `gen_ai.output.messages` (that holds the text only),
   but in the step's `mastra.model_step.output` (and the bridge's `mastra.model_inference.output`):
   JSON `{"text": ..., "toolCalls": [{"toolCallId", "toolName", "args"}]}`.
@@ -113,6 +114,19 @@ def _step_request(step: SpanNode) -> SpanNode:
     return step
 
 
+def _recorded_usage(request: SpanNode) -> dict[str, int | float]:
+    """The usage a step's request span records, or else the spans naming a model right under it."""
+    own = genai.FAMILY.usage(request)
+    if own is not None:
+        return own
+    found: dict[str, int | float] = {}
+    for child in request.children:
+        if _names_model(child):
+            for name, value in (genai.FAMILY.usage(child) or {}).items():
+                found[name] = found.get(name, 0) + value
+    return found
+
+
 def _step_of(node: SpanNode) -> SpanNode | None:
     if _type(node) == MODEL_STEP:
         return node
@@ -121,7 +135,9 @@ def _step_of(node: SpanNode) -> SpanNode | None:
 
 
 def _first_step(generation: SpanNode) -> SpanNode | None:
-    return min((c for c in generation.children if _type(c) == MODEL_STEP), key=lambda c: c.start_timestamp, default=None)
+    return min(
+        (c for c in generation.children if _type(c) == MODEL_STEP), key=lambda c: c.start_timestamp, default=None
+    )
 
 
 def _summing_generation(node: SpanNode | None) -> bool:
@@ -217,7 +233,11 @@ def _message_text(content: object) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [p[TEXT] for p in content if isinstance(p, dict) and p.get(PART_TYPE) == TEXT and isinstance(p.get(TEXT), str)]
+        texts = [
+            p[TEXT]
+            for p in content
+            if isinstance(p, dict) and p.get(PART_TYPE) == TEXT and isinstance(p.get(TEXT), str)
+        ]
         return '\n'.join(texts) if texts else None
     return None
 
@@ -249,12 +269,12 @@ class Mastra(Family):
         return 'raised' if _type(node) in TOOL_CALL_TYPES else None
 
     def usage(self, node: SpanNode) -> dict[str, int | float] | None:
-        """A generation counted as its first step's request: its totals less what its later steps record."""
+        """A generation counted as its first step's request: its totals less what its steps record."""
         if not _summing_generation(node):
             return None
         total = dict(genai.FAMILY.usage(node) or {})
-        for step in _steps(node)[1:]:
-            for name, value in (genai.FAMILY.usage(_step_request(step)) or {}).items():
+        for step in _steps(node):
+            for name, value in _recorded_usage(_step_request(step)).items():
                 if name in total:
                     total[name] = max(0, total[name] - value)
         return total
