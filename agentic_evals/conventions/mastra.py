@@ -42,11 +42,12 @@ from typing import Any
 from pydantic_evals.otel.span_tree import SpanNode
 
 from . import genai, messages
-from .arguments import load_json
+from .arguments import load_json, recorded_arguments
 from .family import (
     IGNORED,
     MODEL_REQUEST,
     Answer,
+    Arguments,
     Classifier,
     FailureStage,
     Family,
@@ -66,7 +67,17 @@ TOOL_CALL_TYPES = frozenset({'tool_call', 'mcp_tool_call', 'provider_tool_call'}
 
 AGENT_INPUT = 'mastra.agent_run.input'
 AGENT_OUTPUT = 'mastra.agent_run.output'
-STEP_OUTPUT = 'mastra.model_step.output'
+AGENT_NAME_KEYS = (genai.AGENT_NAME, 'gen_ai.agent.id', 'agent.id')
+"""An agent's name: `gen_ai.agent.name` (1.x), else its id (`@mastra/otel-exporter` 0.3 records only ids)."""
+AGENT_SPAN_PREFIX = 'agent.'
+"""0.3's agent span name, `agent.{agentId}`."""
+LEGACY_INPUT = 'input'
+LEGACY_OUTPUT = 'output'
+"""`@mastra/otel-exporter` 0.3 (`@mastra/core` 0.2x) writes every span's input and output under these keys."""
+LEGACY_TOOL_INPUT = 'gen_ai.tool.input'
+LEGACY_TOOL_OUTPUT = 'gen_ai.tool.output'
+"""0.3's tool arguments and result (1.x: `gen_ai.tool.call.arguments` / `.result`)."""
+STEP_OUTPUT_KEYS = ('mastra.model_step.output', LEGACY_OUTPUT)
 INFERENCE_OUTPUT = 'mastra.model_inference.output'
 """Both `{"text": ..., "toolCalls": [{"toolCallId": ..., "toolName": ..., "args": {...}}]}`."""
 MODEL_METADATA = 'mastra.metadata.modelMetadata'
@@ -172,12 +183,16 @@ def step_request(node: SpanNode, notes: list[str]) -> Answer:
     return MODEL_REQUEST
 
 
-def unnamed_tool(node: SpanNode, notes: list[str]) -> Answer:
-    """A Mastra tool span without a tool name (the converter had no entity name or id): noted."""
-    if _type(node) in TOOL_CALL_TYPES and genai.TOOL_NAME not in node.attributes:
-        notes.append(f'span {node.name!r} skipped: Mastra {_type(node)} span without {genai.TOOL_NAME}')
+def tool_call(node: SpanNode, notes: list[str]) -> Answer:
+    """A Mastra tool span the GenAI rules did not claim: `@mastra/otel-exporter` 0.3 names it
+    `tool.execute {tool}` (operation `tool.execute`); one without a tool name is noted."""
+    if _type(node) not in TOOL_CALL_TYPES:
+        return None
+    name = node.attributes.get(genai.TOOL_NAME)
+    if not isinstance(name, str):
+        notes.append(f'span {node.name!r} skipped: a Mastra {_type(node)} span without a text {genai.TOOL_NAME}')
         return IGNORED
-    return None
+    return name, 'failed' if node.status == 'error' else 'ok'
 
 
 def _json(raw: object) -> Any:
@@ -205,9 +220,9 @@ def _output_raw(node: SpanNode) -> str | None:
         if isinstance(raw, str):
             return raw
         step = _step_of(node)
-        return None if step is None else _str(step.attributes.get(STEP_OUTPUT))
+        return None if step is None else genai.first_str(step.attributes, *STEP_OUTPUT_KEYS)
     if kind == MODEL_STEP:
-        return _str(node.attributes.get(STEP_OUTPUT))
+        return genai.first_str(node.attributes, *STEP_OUTPUT_KEYS)
     return None
 
 
@@ -260,13 +275,55 @@ class Mastra(Family):
     markers = (SPAN_TYPE,)
 
     def call_classifiers(self) -> Mapping[str, Classifier]:
-        return {SPAN_TYPE: unnamed_tool}
+        return {SPAN_TYPE: tool_call}
 
     def request_classifiers(self) -> Mapping[str, Classifier]:
         return {SPAN_TYPE: step_request}
 
+    def arguments(self, node: SpanNode) -> Arguments | None:
+        if _type(node) not in TOOL_CALL_TYPES:
+            return None
+        return recorded_arguments(node.attributes, (genai.TOOL_CALL_ARGUMENTS, LEGACY_TOOL_INPUT))
+
+    def call_id(self, node: SpanNode) -> str | None:
+        """A tool span without `gen_ai.tool.call.id` (0.3's): the id its step issued the call with,
+        by its place among the step's calls of its name (the spans of those calls in start order)."""
+        if _type(node) not in TOOL_CALL_TYPES or genai.TOOL_CALL_ID in node.attributes:
+            return None
+        step = node.parent
+        name = node.attributes.get(genai.TOOL_NAME)
+        if step is None or _type(step) != MODEL_STEP or not isinstance(name, str):
+            return None
+        raw = _output_raw(step)
+        if raw is None:
+            return None
+        ids = [c.call_id for c in _issued(raw) if c.name == name]
+        siblings = sorted(
+            (c for c in step.children if _type(c) in TOOL_CALL_TYPES and c.attributes.get(genai.TOOL_NAME) == name),
+            key=lambda c: c.start_timestamp,
+        )
+        place = next(i for i, c in enumerate(siblings) if c is node)
+        return ids[place] if place < len(ids) else None
+
+    def result(self, node: SpanNode) -> str | None:
+        if _type(node) not in TOOL_CALL_TYPES:
+            return None
+        return genai.first_str(node.attributes, genai.TOOL_CALL_RESULT, LEGACY_TOOL_OUTPUT)
+
     def failure_stage(self, node: SpanNode) -> FailureStage | None:
         return 'raised' if _type(node) in TOOL_CALL_TYPES else None
+
+    def agent_run(self, node: SpanNode) -> str | None:
+        if _type(node) != AGENT_RUN:
+            return None
+        name = genai.first_str(node.attributes, *AGENT_NAME_KEYS)
+        if name:
+            return name
+        span_name = node.name
+        for prefix in (genai.AGENT_SPAN_PREFIX, AGENT_SPAN_PREFIX):
+            if type(span_name) is str and span_name.startswith(prefix) and len(span_name) > len(prefix):
+                return span_name[len(prefix) :]
+        return genai.DEFAULT_AGENT_NAME
 
     def usage(self, node: SpanNode) -> dict[str, int | float] | None:
         """A generation counted as its first step's request: its totals less what its steps record."""
@@ -318,11 +375,12 @@ class Mastra(Family):
         return None if ids is None else {call_id: position for position, call_id in enumerate(ids)}
 
     def run_prompt(self, agent: SpanNode) -> str | None:
-        raw = agent.attributes.get(AGENT_INPUT)
-        return prompt_of(raw) if isinstance(raw, str) and _type(agent) == AGENT_RUN else None
+        raw = genai.first_str(agent.attributes, AGENT_INPUT, LEGACY_INPUT) if _type(agent) == AGENT_RUN else None
+        return None if raw is None else prompt_of(raw)
 
     def run_output(self, agent: SpanNode) -> Any:
-        output = _json(agent.attributes.get(AGENT_OUTPUT)) if _type(agent) == AGENT_RUN else None
+        raw = genai.first_str(agent.attributes, AGENT_OUTPUT, LEGACY_OUTPUT) if _type(agent) == AGENT_RUN else None
+        output = _json(raw)
         if not isinstance(output, dict):
             return None
         if output.get(OBJECT) is not None:

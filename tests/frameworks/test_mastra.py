@@ -23,6 +23,7 @@ from pydantic_evals.evaluators import Evaluator
 from agentic_evals import evaluate_traces_sync, extract_trajectory, read_traces
 from agentic_evals.conventions.mastra import prompt_of
 from agentic_evals.conventions.registry import REGISTRY
+from agentic_evals.trajectory.run_io import trace_inputs, trace_output
 from agentic_evals.trajectory.run_metrics import span_tree_metrics
 
 from ..factories import TreeBuilder, context
@@ -287,3 +288,67 @@ def test_a_provider_span_under_a_step_is_the_request() -> None:
 )
 def test_the_prompt_an_agent_span_recorded(raw: str, prompt: str | None) -> None:
     assert prompt_of(raw) == prompt
+
+
+def test_the_shape_of_otel_exporter_0_3() -> None:
+    """`@mastra/otel-exporter` 0.3.3 with `@mastra/core` 0.24.9 (measured once, not a fixture):
+    `agent.{id}` and `tool.execute {tool}` spans, ids only, content under `input` / `output` and
+    `gen_ai.tool.input` / `.output`, no call ids on tool spans, a generation `chat` span with totals
+    over `step: N` spans (`model_step`) with no inference span."""
+    b = TreeBuilder()
+    agent = b.span(
+        'agent.orchestrator',
+        **{
+            SPAN_TYPE: 'agent_run',
+            'gen_ai.operation.name': 'agent.run',
+            'agent.id': 'orchestrator',
+            'gen_ai.agent.id': 'orchestrator',
+            'input': 'Plan a trip to Paris.',
+            'output': '{"text":"Booked.","files":[]}',
+        },
+    )
+    generation = b.span(
+        'chat m',
+        agent,
+        **{
+            SPAN_TYPE: 'model_generation',
+            'gen_ai.operation.name': 'chat',
+            'gen_ai.request.model': 'm',
+            'gen_ai.usage.input_tokens': 30,
+            'gen_ai.usage.output_tokens': 3,
+        },
+    )
+    calls = [
+        {'toolCallId': 'c1', 'toolName': 'w', 'args': {'city': 'Paris'}},
+        {'toolCallId': 'c2', 'toolName': 'w', 'args': {'city': 'Rome'}},
+    ]
+    first = b.span(
+        'step: 0', generation, **{SPAN_TYPE: 'model_step', 'output': json.dumps({'text': '', 'toolCalls': calls})}
+    )
+    for city, status in (('Paris', 'ok'), ('Rome', 'error')):
+        b.span(
+            'tool.execute w',
+            first,
+            status='error' if status == 'error' else 'unset',
+            **{
+                SPAN_TYPE: 'tool_call',
+                'gen_ai.operation.name': 'tool.execute',
+                'gen_ai.tool.name': 'w',
+                'gen_ai.tool.input': json.dumps({'city': city}),
+                **({'gen_ai.tool.output': 'sunny'} if status == 'ok' else {}),
+            },
+        )
+    b.span('step: 1', generation, **{SPAN_TYPE: 'model_step', 'output': '{"text":"Booked.","toolCalls":[]}'})
+    tree = b.build()
+    trajectory = extract_trajectory(tree)
+    assert [
+        (c.name, c.arguments, c.result, c.status, c.failure_stage, c.agent, c.call_id) for c in trajectory.tool_calls
+    ] == [
+        ('w', {'city': 'Paris'}, 'sunny', 'ok', None, 'orchestrator', 'c1'),
+        ('w', {'city': 'Rome'}, None, 'failed', 'raised', 'orchestrator', 'c2'),
+    ]
+    assert [(r.model, r.input_tokens, r.output_tokens, r.agent) for r in trajectory.model_requests] == [
+        ('m', 30, 3, 'orchestrator'),
+        ('m', 0, 0, 'orchestrator'),
+    ]
+    assert (trace_inputs(tree), trace_output(tree)) == ('Plan a trip to Paris.', 'Booked.')
