@@ -26,11 +26,18 @@ agents, the calls and the `chat` requests. What Mastra does its own way:
   given: text, or JSON messages for a sub-agent) and `mastra.agent_run.output` (JSON `{"text", ...}`,
   with `object` for structured output).
 - A failed call is a tool that threw (status ERROR, `error.message`, an `exception` event): Mastra
-  has no retry signal (a call whose arguments fail the tool's schema is not an error span: the
-  model gets the validation message as the tool's result).
+  has no retry signal. (A call whose arguments fail the tool's schema is an OK span whose result is
+  `{"error": true, "message": ..., "validationErrors": ...}`, the message the model gets: the walk
+  decides a call's status from its span, so it reads as a call that ran.)
 - A sub-agent in an agent's `agents` is the tool `agent-{name}` with argument `prompt`; its result
   is Mastra's `{"text", "subAgentThreadId", "subAgentResourceId", ...}` object (the model is shown
   the text, through a `mapping` span).
+- **`@mastra/otel-exporter` 0.3** (`@mastra/core` 0.2x) names spans its own way: `agent.{agentId}`
+  (operation `agent.run`, ids only: `gen_ai.agent.id`, `agent.id`), `tool.execute {tool}`
+  (`gen_ai.tool.input` / `gen_ai.tool.output`, no call id: the step's output gives it, by the
+  call's place among the step's calls of its name), `chat {model}` for the generation over
+  `step: N` spans (`model_step`, no inference spans), and every span's content under `input` /
+  `output`. The same rules read it.
 """
 
 from __future__ import annotations
