@@ -28,7 +28,6 @@ from agentic_evals.trajectory.run_metrics import span_tree_metrics
 
 from ..factories import TreeBuilder, context
 from .scenario import (
-    CALLS,
     EXPERT,
     EXPERT_ANSWER,
     FIXTURES,
@@ -125,17 +124,8 @@ def test_issued_calls(route: Route) -> None:
     (trace,) = read_traces(FIXTURES / route.file)
     requests = [n for n in sorted(trace.tree, key=lambda n: n.start_timestamp) if REGISTRY.is_model_request(n)]
     issued = [[(c.call_id, c.name, json.loads(c.arguments or 'null')) for c in REGISTRY.issued(n)] for n in requests]
-    calls = [(call_id, name, arguments) for name, arguments, _, call_id, _ in expected_rows()]
+    calls = [(row[-1], row[0], row[1]) for row in expected_calls(route)]  # (call id, name, arguments)
     assert issued == [calls[:2], calls[2:3], calls[3:4], calls[4:5], [], []]
-
-
-def expected_rows() -> list[tuple[str, dict[str, Any], Any, str, tuple[str, ...]]]:
-    return [
-        (SUB_AGENT_TOOL, SUB_AGENT_ARGUMENTS, None, call_id, path)
-        if name == 'ask_expert'
-        else (name, a, r, call_id, path)
-        for name, a, r, call_id, path in CALLS
-    ]
 
 
 @pytest.mark.parametrize(('file', 'expected'), RUN_IO.items(), ids=RUN_IO.keys())
