@@ -14,7 +14,19 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from . import autogen, genai, google_adk, langfuse, langsmith, openai_agents, openinference, pydantic_ai, strands, vercel_ai
+from . import (
+    autogen,
+    genai,
+    google_adk,
+    langfuse,
+    langsmith,
+    mastra,
+    openai_agents,
+    openinference,
+    pydantic_ai,
+    strands,
+    vercel_ai,
+)
 from .family import (
     GENERIC_CONTENT_SWITCH,
     IGNORED,
@@ -37,6 +49,7 @@ FAMILIES: tuple[Family, ...] = (
     vercel_ai.FAMILY,
     google_adk.FAMILY,
     strands.FAMILY,
+    mastra.FAMILY,
     langsmith.FAMILY,
     openai_agents.FAMILY,
     pydantic_ai.FAMILY,
