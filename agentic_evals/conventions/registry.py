@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from . import genai, google_adk, langsmith, openai_agents, openinference, pydantic_ai, strands
+from . import genai, google_adk, haystack, langsmith, openai_agents, openinference, pydantic_ai, strands
 from .family import (
     IGNORED,
     MODEL_REQUEST,
@@ -39,6 +39,7 @@ FAMILIES: tuple[Family, ...] = (
     openai_agents.FAMILY,
     pydantic_ai.FAMILY,
     openinference.FAMILY,
+    haystack.FAMILY,
     genai.FAMILY,
 )
 """Most specific first."""
