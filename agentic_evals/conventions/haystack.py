@@ -325,13 +325,18 @@ def _as_text(value: object) -> str | None:
 
 
 def agent_name(node: SpanNode) -> str:
+    """An Agent run's name: the pipeline component running it, else the tool running it, else `agent`."""
     parent = node.parent
-    if parent is not None:
-        if _name(parent) == COMPONENT_RUN and isinstance(name := parent.attributes.get(COMPONENT_NAME), str) and name:
-            return name
-        if _name(parent) == STEP_TOOL and isinstance(tool := parent.attributes.get(TOOL_NAME), str) and tool:
-            return tool
-    return DEFAULT_AGENT
+    if parent is None:
+        return DEFAULT_AGENT
+    if is_tool_invoker(parent):  # 2.x: an Agent in a ComponentTool, named when it is its invoker's one call
+        single = _single_call(parent)
+        name = None if single is None else single[0].get('tool_name')
+    elif _name(parent) == STEP_TOOL:  # 3.x: an Agent in a ComponentTool
+        name = parent.attributes.get(TOOL_NAME)
+    else:
+        name = parent.attributes.get(COMPONENT_NAME) if _name(parent) == COMPONENT_RUN else None
+    return name if isinstance(name, str) and name else DEFAULT_AGENT
 
 
 def _first_user_text(messages: list[dict[str, Any]]) -> str | None:

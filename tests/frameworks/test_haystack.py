@@ -11,13 +11,15 @@ difference from the scenario is spelled out below.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
-from agentic_evals import evaluate_traces_sync, read_traces
+from agentic_evals import evaluate_traces_sync, extract_trajectory, read_traces
 from agentic_evals.trajectory.run_metrics import span_tree_metrics
 
+from ..factories import TreeBuilder
 from .scenario import (
     EXPERT,
     FIXTURES,
@@ -199,3 +201,134 @@ def test_requests_and_tokens_are_counted_once(key: str) -> None:
 @pytest.mark.parametrize('key', ROUTES)
 def test_every_evaluator_scores_as_pydantic_ai(key: str) -> None:
     assert scores(ROUTES[key].file) == {**REFERENCE, **DIFFERENCES[key]}
+
+
+# -- hand-built spans: what the fixtures do not show -----------------------------------------------
+
+
+def _message(role: str, *parts: dict[str, Any], **meta: Any) -> dict[str, Any]:
+    return {'role': role, 'meta': meta, 'name': None, 'content': list(parts)}
+
+
+def _call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    return {'tool_call': {'tool_name': name, 'arguments': arguments, 'id': call_id, 'extra': None}}
+
+
+def _result(call: dict[str, Any], result: str, *, error: bool = False) -> dict[str, Any]:
+    return {'tool_call_result': {'result': result, 'origin': call['tool_call'], 'error': error}}
+
+
+USAGE = {'prompt_tokens': 7, 'completion_tokens': 3, 'prompt_tokens_details': {'cached_tokens': 2}}
+
+
+def test_an_agent_in_a_component_tool_is_named_by_its_tool() -> None:
+    """3.x: a ComponentTool wrapping an Agent runs it with no pipeline component around it."""
+    b = TreeBuilder()
+    outer = b.span('haystack.agent.run', **{'haystack.agent.max_steps': 5})
+    step = b.span('haystack.agent.step', outer, **{'haystack.agent.step': 0})
+    tool = b.span('haystack.agent.step.tool', step, **{'haystack.tool.name': 'researcher'})
+    b.span('haystack.agent.run', tool, **{'haystack.agent.max_steps': 5})
+    trajectory = extract_trajectory(b.build())
+    assert [(run.name, run.path) for run in trajectory.agents] == [
+        ('agent', ('agent',)),
+        ('researcher', ('agent', 'researcher')),
+    ]
+    # content off: the step stands in for its model request, which holds no attribute
+    assert [call.name for call in trajectory.tool_calls] == ['researcher']
+    assert len(trajectory.model_requests) == 0  # no step.llm child: no request to stand in for
+
+
+def test_a_generator_component_in_a_pipeline_is_a_model_request() -> None:
+    """A chat generator as a pipeline component (2.x and 3.x), and one called inside another component (3.x)."""
+    reply = _message('assistant', {'text': 'hi'}, model='m-1', usage=USAGE)
+    output = json.dumps({'replies': [reply]})
+    b = TreeBuilder()
+    root = b.span('haystack.pipeline.run', **{'haystack.pipeline.max_runs_per_component': 100})
+    b.span(
+        'haystack.component.run',
+        root,
+        **{'haystack.component.name': 'llm', 'haystack.component.type': 'AnthropicChatGenerator'},
+        **{'haystack.component.output': output},
+    )
+    b.span(
+        'haystack.chat_generator.run',
+        root,
+        **{'haystack.component.name': 'chat_generator', 'haystack.component.type': 'OpenAIChatGenerator'},
+    )
+    b.span('haystack.component.run', root, **{'haystack.component.name': 'p', 'haystack.component.type': 'Builder'})
+    requests = extract_trajectory(b.build()).model_requests
+    assert [(r.model, r.input_tokens, r.output_tokens, r.cache_read_tokens) for r in requests] == [
+        ('m-1', 7, 3, 2),
+        (None, 0, 0, 0),
+    ]
+
+
+def test_a_tool_invoker_that_ran_one_call_is_that_call() -> None:
+    """2.x: a ToolInvoker span holding one call gives its name, arguments, id, result and failure."""
+    call = _call('c-9', 'lookup', key='a')
+    b = TreeBuilder()
+    agent = b.span('haystack.agent.run', **{'haystack.agent.max_steps': 5})
+    b.span(
+        'haystack.component.run',
+        agent,
+        **{'haystack.component.name': 'chat_generator', 'haystack.component.type': 'OpenAIChatGenerator'},
+        **{'haystack.component.output': json.dumps({'replies': [_message('assistant', call, usage=USAGE)]})},
+    )
+    invoker = b.span(
+        'haystack.component.run',
+        agent,
+        **{'haystack.component.name': 'tool_invoker', 'haystack.component.type': 'ToolInvoker'},
+        **{'haystack.component.input': json.dumps({'messages': [_message('assistant', call)]})},
+        **{
+            'haystack.component.output': json.dumps(
+                {'tool_messages': [_message('tool', _result(call, 'no', error=True))]}
+            )
+        },
+    )
+    b.span('haystack.agent.run', invoker, **{'haystack.agent.max_steps': 5})  # an Agent in a ComponentTool
+    trajectory = extract_trajectory(b.build())
+    assert actual_calls(trajectory) == [('lookup', {'key': 'a'}, 'no', 'failed', 'raised', 'agent', ('agent',), 'c-9')]
+    assert [run.path for run in trajectory.agents] == [('agent',), ('agent', 'lookup')]
+    assert trajectory.tool_calls[0].issued_by == 0
+
+
+def test_a_tool_invoker_input_haystack_could_not_serialize_is_noted() -> None:
+    b = TreeBuilder()
+    b.span(
+        'haystack.component.run',
+        **{'haystack.component.name': 'tools', 'haystack.component.type': 'ToolInvoker'},
+        **{'haystack.component.input': "{'messages': [ChatMessage(_role=<ChatRole.ASSISTANT: 'assistant'>)]}"},
+    )
+    trajectory = extract_trajectory(b.build())
+    assert trajectory.tool_calls == ()
+    assert list(trajectory.notes) == [
+        "span 'haystack.component.run' (ToolInvoker 'tools') skipped: its input is not JSON"
+        ' (Haystack records the Python repr of an input it cannot serialize)'
+    ]
+
+
+def test_a_step_tool_span_with_no_text_name_is_noted() -> None:
+    b = TreeBuilder()
+    b.span('haystack.agent.step.tool', **{'haystack.tool.name': 3})
+    trajectory = extract_trajectory(b.build())
+    assert trajectory.tool_calls == ()
+    assert list(trajectory.notes) == [
+        "span 'haystack.agent.step.tool' skipped: haystack.tool.name is int 3, not a string"
+    ]
+
+
+def test_a_failed_3x_call_with_a_non_text_result() -> None:
+    b = TreeBuilder()
+    b.span(
+        'haystack.agent.step.tool',
+        status='error',
+        **{'haystack.tool.name': 'fetch', 'haystack.agent.step.tool.input': '{"n": 1}'},
+        **{'haystack.agent.step.tool.output': '{"rows": [1, 2]}'},
+    )
+    (call,) = extract_trajectory(b.build()).tool_calls
+    assert (call.status, call.failure_stage, call.arguments, call.result) == (
+        'failed',
+        'raised',
+        {'n': 1},
+        '{"rows": [1, 2]}',
+    )
