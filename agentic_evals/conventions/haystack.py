@@ -2,7 +2,7 @@
 
 Haystack names its spans after what runs (`haystack.pipeline.run`, `haystack.component.run`,
 `haystack.agent.run`, ...) and records everything else as `haystack.*` tags. Content (inputs,
-outputs, messages, arguments, results) is recorded only with content tracing on
+outputs, messages, arguments, results; not a pipeline's input data) is recorded only with content tracing on
 (`HAYSTACK_CONTENT_TRACING_ENABLED=true` or `tracing.tracer.is_content_tracing_enabled = True`),
 as JSON text of Haystack's own serialization (`ChatMessage.to_dict()`: `role`, `meta`, `content`
 parts `{"text": ...}`, `{"tool_call": {"tool_name", "arguments", "id"}}`,
@@ -31,8 +31,9 @@ tokens from the replies' `meta` (`model`, `usage.prompt_tokens` / `completion_to
 output content. An agent run is `haystack.agent.run`, named by the pipeline component that runs it
 (`haystack.component.name` of its `haystack.component.run` parent), by the tool that runs it
 (an Agent wrapped in a `ComponentTool`, 3.x), else `agent`: the span itself records no name. Its
-prompt is the first user message of `haystack.agent.input`, its answer the text of the last
-assistant message of `haystack.agent.output`.
+prompt is the first user message of `haystack.agent.input`, else of a pipeline's
+`haystack.pipeline.input_data` (recorded with content tracing off too), its answer the text of the
+last assistant message of `haystack.agent.output` (content only).
 """
 
 from __future__ import annotations
@@ -87,6 +88,8 @@ TOOL_ERROR = 'haystack.tool.error'
 TOOL_INPUT = 'haystack.agent.step.tool.input'
 TOOL_OUTPUT = 'haystack.agent.step.tool.output'
 PIPELINE_MAX_RUNS = 'haystack.pipeline.max_runs_per_component'
+PIPELINE_INPUT = 'haystack.pipeline.input_data'
+"""The pipeline's inputs by component: a plain tag, recorded with content tracing off too."""
 
 TOOL_INVOKER = 'ToolInvoker'
 """2.x: the component class that runs a response's calls (the Agent names it `tool_invoker`)."""
@@ -475,6 +478,13 @@ class Haystack(Family):
         return _first_user_text(_messages(_content(agent, AGENT_INPUT)))
 
     def span_prompt(self, node: SpanNode) -> str | None:
+        if _name(node) == PIPELINE_RUN:
+            inputs = _content(node, PIPELINE_INPUT)
+            for component in inputs.values() if isinstance(inputs, dict) else ():
+                text = _first_user_text(_messages(component))
+                if text is not None:
+                    return text
+            return None
         if not is_generator(node):
             return None
         return _first_user_text(_messages(_content(node, _input_key(node))))

@@ -88,9 +88,10 @@ NOTES: dict[str, list[str]] = {
 
 RUN_IO: dict[str, tuple[str | None, str | None]] = {
     'haystack3/otel.otlp.jsonl': (PROMPT, ANSWER),  # haystack.agent.input / haystack.agent.output
-    'haystack3/otel-no-content.otlp.jsonl': (None, None),  # content tracing off: no message recorded
+    # Content tracing off: the prompt only in the pipeline's input_data (a plain tag), the answer nowhere.
+    'haystack3/otel-no-content.otlp.jsonl': (PROMPT, None),
     'haystack/otel.otlp.jsonl': (PROMPT, ANSWER),
-    'haystack/otel-no-content.otlp.jsonl': (None, None),
+    'haystack/otel-no-content.otlp.jsonl': (PROMPT, None),
 }
 
 DIFFERENCES: dict[str, dict[str, Any]] = {
