@@ -30,7 +30,8 @@ or a `haystack.component.run` whose `haystack.component.type` ends in `Generator
 tokens from the replies' `meta` (`model`, `usage.prompt_tokens` / `completion_tokens`) in the
 output content. An agent run is `haystack.agent.run`, named by the pipeline component that runs it
 (`haystack.component.name` of its `haystack.component.run` parent), by the tool that runs it
-(an Agent wrapped in a `ComponentTool`, 3.x), else `agent`: the span itself records no name. Its
+(an Agent wrapped in a `ComponentTool`), else `agent`: the span itself records no name (an `Agent`
+component span with no `haystack.agent.run` inside is the run). Its
 prompt is the first user message of `haystack.agent.input`, else of a pipeline's
 `haystack.pipeline.input_data` (recorded with content tracing off too), its answer the text of the
 last assistant message of `haystack.agent.output` (content only).
@@ -94,6 +95,7 @@ PIPELINE_INPUT = 'haystack.pipeline.input_data'
 TOOL_INVOKER = 'ToolInvoker'
 """2.x: the component class that runs a response's calls (the Agent names it `tool_invoker`)."""
 GENERATOR_SUFFIX = 'Generator'
+AGENT_TYPE = 'Agent'
 """Haystack's generator components are named `...Generator` / `...ChatGenerator`."""
 
 # ChatMessage serialization (`ChatMessage.to_dict()`).
@@ -145,13 +147,19 @@ def _dicts(value: object) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
+def field(message: Mapping[str, Any], key: str) -> Any:
+    """A serialized `ChatMessage`'s field: `role`, or `_role` as haystack-ai before 2.10 wrote it."""
+    value = message.get(key)
+    return message.get('_' + key) if value is None else value
+
+
 def _parts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return _dicts(message.get(CONTENT))
+    return _dicts(field(message, CONTENT))
 
 
 def message_text(message: Mapping[str, Any]) -> str | None:
     """The text parts of a serialized `ChatMessage`, joined by newlines (a legacy text content as is)."""
-    content = message.get(CONTENT)
+    content = field(message, CONTENT)
     if isinstance(content, str):
         return content
     texts = [part[TEXT] for part in _parts(message) if isinstance(part.get(TEXT), str)]
@@ -226,7 +234,7 @@ def _usage(node: SpanNode) -> tuple[str | None, dict[str, int]]:
     """(model, token counts) from the first reply whose `meta` records them."""
     model: str | None = None
     for reply in replies(node):
-        meta = reply.get(META)
+        meta = field(reply, META)
         if not isinstance(meta, dict):
             continue
         if model is None and isinstance(meta.get(MODEL), str):
@@ -342,9 +350,25 @@ def agent_name(node: SpanNode) -> str:
     return name if isinstance(name, str) and name else DEFAULT_AGENT
 
 
+def _is_agent_component_run(node: SpanNode) -> bool:
+    """An `Agent` component's span with no `haystack.agent.run` inside (a version that opened none): the run."""
+    return (
+        _name(node) == COMPONENT_RUN
+        and node.attributes.get(COMPONENT_TYPE) == AGENT_TYPE
+        and not any(_name(child) == AGENT_RUN for child in node.children)
+    )
+
+
+def _run_key(agent: SpanNode, run_key: str, component_key: str) -> str | None:
+    """Where an agent-run span records its input or output (`None`: not an agent run of this family)."""
+    if _name(agent) == AGENT_RUN:
+        return run_key
+    return component_key if _is_agent_component_run(agent) else None
+
+
 def _first_user_text(messages: list[dict[str, Any]]) -> str | None:
     for message in messages:
-        if message.get(ROLE) == USER and (text := message_text(message)) is not None:
+        if field(message, ROLE) == USER and (text := message_text(message)) is not None:
             return text
     return None
 
@@ -358,7 +382,7 @@ def _answer(output: object) -> str | None:
     if isinstance(last, dict) and (text := message_text(last)) is not None:
         return text
     for message in reversed(_messages(output)):
-        if message.get(ROLE) == ASSISTANT and (text := message_text(message)) is not None:
+        if field(message, ROLE) == ASSISTANT and (text := message_text(message)) is not None:
             return text
     return None
 
@@ -470,12 +494,17 @@ class Haystack(Family):
     # -- runs ----------------------------------------------------------------------------------
 
     def agent_run(self, node: SpanNode) -> str | None:
-        return agent_name(node) if _name(node) == AGENT_RUN else None
+        name = _name(node)
+        if name == AGENT_RUN:
+            return agent_name(node)
+        if _is_agent_component_run(node):
+            component = node.attributes.get(COMPONENT_NAME)
+            return component if isinstance(component, str) and component else DEFAULT_AGENT
+        return None
 
     def run_prompt(self, agent: SpanNode) -> str | None:
-        if _name(agent) != AGENT_RUN:
-            return None
-        return _first_user_text(_messages(_content(agent, AGENT_INPUT)))
+        key = _run_key(agent, AGENT_INPUT, COMPONENT_INPUT)
+        return None if key is None else _first_user_text(_messages(_content(agent, key)))
 
     def span_prompt(self, node: SpanNode) -> str | None:
         if _name(node) == PIPELINE_RUN:
@@ -490,9 +519,8 @@ class Haystack(Family):
         return _first_user_text(_messages(_content(node, _input_key(node))))
 
     def run_output(self, agent: SpanNode) -> Any:
-        if _name(agent) != AGENT_RUN:
-            return None
-        return _answer(_content(agent, AGENT_OUTPUT))
+        key = _run_key(agent, AGENT_OUTPUT, COMPONENT_OUTPUT)
+        return None if key is None else _answer(_content(agent, key))
 
     def response_text(self, node: SpanNode) -> str | None:
         if not is_generator(node):

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from agentic_evals import evaluate_traces_sync, extract_trajectory, read_traces
+from agentic_evals.trajectory.run_io import trace_inputs, trace_output
 from agentic_evals.trajectory.run_metrics import span_tree_metrics
 
 from ..factories import TreeBuilder
@@ -333,3 +334,33 @@ def test_a_failed_3x_call_with_a_non_text_result() -> None:
         {'n': 1},
         '{"rows": [1, 2]}',
     )
+
+
+def test_an_agent_component_without_an_agent_run_span_and_legacy_messages() -> None:
+    """An Agent component span with no `haystack.agent.run` inside is the run; `_role`/`_content` fields
+    (haystack-ai before 2.10) read as `role`/`content`."""
+    prompt = {'_role': 'user', '_meta': {}, '_name': None, '_content': [{'text': 'hello'}]}
+    answer = {
+        '_role': 'assistant',
+        '_meta': {'model': 'm', 'usage': USAGE},
+        '_name': None,
+        '_content': [{'text': 'bye'}],
+    }
+    b = TreeBuilder()
+    agent = b.span(
+        'haystack.component.run',
+        **{'haystack.component.name': 'helper', 'haystack.component.type': 'Agent'},
+        **{'haystack.component.input': json.dumps({'messages': [prompt]})},
+        **{'haystack.component.output': json.dumps({'messages': [prompt, answer]})},
+    )
+    b.span(
+        'haystack.component.run',
+        agent,
+        **{'haystack.component.name': 'chat_generator', 'haystack.component.type': 'OpenAIChatGenerator'},
+        **{'haystack.component.output': json.dumps({'replies': [answer]})},
+    )
+    tree = b.build()
+    trajectory = extract_trajectory(tree)
+    assert [(run.name, run.path) for run in trajectory.agents] == [('helper', ('helper',))]
+    assert actual_requests(trajectory) == [('m', 7, 3, ('helper',))]
+    assert (trace_inputs(tree), trace_output(tree)) == ('hello', 'bye')
