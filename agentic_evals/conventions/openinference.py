@@ -708,11 +708,6 @@ class OpenInference(Family):
             return None
         return [(call.call_id, call.name) for call in llm_issued(node) if call.call_id is not None]
 
-    def issued(self, node: SpanNode) -> list[IssuedCall] | None:
-        if _kind(node) != LLM:
-            return None
-        return [IssuedCall(i, name, arguments) for i, name, arguments in issued_calls(node) if name is not None]
-
     def issued_texts(self, nodes: Sequence[SpanNode]) -> list[str | None] | None:
         # The ids are separate attributes: quoting them side by side gives the text to search.
         texts: list[str | None] = []

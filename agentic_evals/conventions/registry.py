@@ -18,6 +18,7 @@ from . import (
     autogen,
     genai,
     google_adk,
+    haystack,
     langfuse,
     langsmith,
     mastra,
@@ -56,6 +57,7 @@ FAMILIES: tuple[Family, ...] = (
     openinference.FAMILY,
     langfuse.FAMILY,
     autogen.FAMILY,
+    haystack.FAMILY,
     genai.FAMILY,
 )
 """Most specific first."""
