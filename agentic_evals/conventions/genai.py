@@ -97,6 +97,12 @@ def _finite(value: float) -> bool:
         return False
 
 
+def is_side_span(node: SpanNode) -> bool:
+    """A span recorded beside a run, not in it: building an agent object (`create_agent`), which
+    AutoGen and OpenLIT write as a trace of its own whenever an agent is made."""
+    return node.attributes.get(OPERATION_NAME) == CREATE_AGENT
+
+
 def is_agent_span(node: SpanNode) -> bool:
     """An `invoke_agent` span or operation; a span whose operation builds an agent never is one."""
     operation = node.attributes.get(OPERATION_NAME)

@@ -25,7 +25,15 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from ..errors import AgenticEvalsError
-from ..offline.matching import CasePlan, Decision, TraceLike, group_conversations, trace_label
+from ..offline.matching import (
+    CasePlan,
+    Decision,
+    TraceLike,
+    group_conversations,
+    is_side_trace,
+    trace_label,
+    without_side_traces,
+)
 from ..reports.stream import ReportBuilder, Row
 from ..traces import load_traces
 from ..traces._load import load_partition
@@ -74,7 +82,7 @@ def run_local(
         return iter(loaded)
 
     def announced(stream: Iterator[TraceLike]) -> Iterator[tuple[int, TraceLike]]:
-        for arrival, trace in enumerate(stream):
+        for arrival, trace in enumerate(without_side_traces(stream)):
             outcome.traces += 1
             if listener.loaded is not None:
                 listener.loaded(1)
@@ -247,6 +255,8 @@ def _share(
         if trace.warnings:  # in the spool, with the trace's place: a run of bad traces must not fill memory
             pickle.dump((arrival, trace.name, trace.trace_id, trace.warnings), out, protocol=pickle.HIGHEST_PROTOCOL)
             share.count += 1
+        if is_side_trace(trace):
+            continue
         if job.index is None:
             write([score_trace(job, trace, (arrival,))])
             continue

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AgenticEvalsError
-from ..offline.matching import CasePlan, trace_label
+from ..offline.matching import CasePlan, is_side_trace, trace_label
 from ..reports.stream import Key, ReportBuilder, Row, result_records
 from ..traces._parts import FileOutcome, Part, expand_files, file_warnings, first_error, join, read_file, trace_key
 from .local import Listener, Outcome, _add, _finish
@@ -383,6 +383,8 @@ class _Score:
                 continue
             if trace.warnings:
                 send(_TRACE_WARNINGS, (trace.name, trace.trace_id, trace.warnings))
+            if is_side_trace(trace):
+                continue
             if job.index is None:
                 send(_ROW, score_trace(job, trace, key))
                 continue

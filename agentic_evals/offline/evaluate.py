@@ -34,7 +34,7 @@ from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFai
 
 from ..trajectory.run_io import trace_output
 from ..trajectory.run_metrics import span_tree_metrics
-from .matching import TraceLike, TraceMatcher, case_from_trace, group_conversations
+from .matching import TraceLike, TraceMatcher, case_from_trace, group_conversations, without_side_traces
 
 GroupBy = Literal['conversation']
 
@@ -182,7 +182,7 @@ async def scored_cases(
     each scored case and its trace before the case is yielded, while the trace is still at hand
     (the report's timelines are drawn from it).
     """
-    traces = _announced(traces, on_trace)
+    traces = without_side_traces(_announced(traces, on_trace))
     if group_by == 'conversation':
         traces = group_conversations(traces)
     if dataset is None:

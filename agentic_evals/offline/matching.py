@@ -42,6 +42,7 @@ from pydantic_evals import Case
 from pydantic_evals.otel.span_tree import SpanTree
 
 from ..conventions import messages
+from ..conventions.genai import is_side_span
 from ..conventions.pydantic_evals import CASE_NAME
 from ..conventions.sessions import conversation_id
 from ..errors import AgenticEvalsError
@@ -153,6 +154,17 @@ def _tried(name: str, wanted: str | None, text: str | None) -> str:
         return tried + ', no text inputs to match a first user message'
     shown = text if len(text) <= _SHOWN_INPUT else text[: _SHOWN_INPUT - 3] + '...'
     return tried + f', no trace whose first user message is {shown!r}'
+
+
+def is_side_trace(trace: TraceLike) -> bool:
+    """Whether the trace only records agent objects being built (`create_agent` spans, each a trace of
+    its own in AutoGen and OpenLIT): no run, so never a case, and never a second match of a case."""
+    nodes = trace.tree.nodes_by_id.values()
+    return bool(nodes) and all(is_side_span(node) for node in nodes)
+
+
+def without_side_traces(traces: Iterable[TraceLike]) -> Iterator[TraceLike]:
+    return (trace for trace in traces if not is_side_trace(trace))
 
 
 def trace_label(trace: TraceLike) -> str:

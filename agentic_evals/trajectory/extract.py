@@ -21,6 +21,7 @@ from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
 from ..conventions.arguments import load_json, parse_arguments
 from ..conventions.family import Arguments, IssuedCall, SpanKind
+from ..conventions.genai import is_side_span
 from ..conventions.registry import REGISTRY
 from .agents import Adopters, agent_structure, path_by_climbing
 from .issue_order import Issuers, in_issue_order
@@ -335,6 +336,11 @@ def bare_value(raw: str) -> Any:
 
 def describe_unrecognised(nodes: Collection[SpanNode]) -> str:
     """A note on spans no family recognised: how many, their commonest names and attribute namespaces."""
+    if all(is_side_span(node) for node in nodes):
+        return (
+            f'only {len(nodes)} create_agent span(s): agent objects being built, recorded as a trace beside the run'
+            ' (a side trace, never a case of its own)'
+        )
     names = Counter(node.name if isinstance(node.name, str) else repr(node.name) for node in nodes)
     namespaces = Counter(str(key).split('.', 1)[0] for node in nodes for key in node.attributes)
     shown_names = ', '.join(f'{name[:_LONGEST]!r} x{n}' for name, n in names.most_common(_SHOWN))
