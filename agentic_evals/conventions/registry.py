@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from . import genai, google_adk, langsmith, openai_agents, openinference, pydantic_ai, strands
+from . import dspy, genai, google_adk, langsmith, openai_agents, openinference, pydantic_ai, strands
 from .family import (
     IGNORED,
     MODEL_REQUEST,
@@ -38,6 +38,7 @@ FAMILIES: tuple[Family, ...] = (
     langsmith.FAMILY,
     openai_agents.FAMILY,
     pydantic_ai.FAMILY,
+    dspy.FAMILY,
     openinference.FAMILY,
     genai.FAMILY,
 )
