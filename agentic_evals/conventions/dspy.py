@@ -46,7 +46,7 @@ from pydantic_evals.otel.span_tree import SpanNode
 
 from .arguments import load_json
 from .family import Answer, Classifier, FailureStage, Family, IssuedCall
-from .openinference import CHAIN, INPUT_VALUE, LLM, OUTPUT_VALUE, SPAN_KIND, TOOL, TOOL_NAME
+from .openinference import CHAIN, INPUT_VALUE, KWARGS, LLM, OUTPUT_VALUE, SPAN_KIND, TOOL, TOOL_NAME
 from .otel import EXCEPTION_MESSAGE
 
 TOOL_SUFFIXES: Final = ('.__call__', '.acall')
@@ -61,13 +61,13 @@ TRAJECTORY: Final = 'trajectory'
 REASONING: Final = 'reasoning'
 """What ReAct's extract step (a ChainOfThought) adds before the signature's outputs."""
 TOOL_NAME_KEY: Final = 'tool_name_{}'
+STEP_KEY: Final = re.compile(r'tool_name_(\d+)')
 TOOL_ARGS_KEY: Final = 'tool_args_{}'
 OBSERVATION_KEY: Final = 'observation_{}'
 NEXT_TOOL_NAME: Final = 'next_tool_name'
 NEXT_TOOL_ARGS: Final = 'next_tool_args'
 INVALID_ARGUMENT = re.compile(r"Arg \S+ is (?:invalid: |not in the tool's args\.$)", re.DOTALL)
 """`Tool._validate_and_parse_args`'s errors (DSPy 3.x): the arguments failed the tool's schema."""
-_MAX_STEPS = 10_000
 
 
 def _text(attributes: Mapping[str, Any], key: str) -> str | None:
@@ -137,29 +137,29 @@ def observation(node: SpanNode) -> str | None:
     trajectory = None if output is None else output.get(TRAJECTORY)
     if not isinstance(trajectory, dict):
         return None
-    steps = []
-    for i in range(_MAX_STEPS):
-        key = TOOL_NAME_KEY.format(i)
-        if key in trajectory:
-            steps.append(i)
-        elif steps:  # ReAct drops the oldest steps first: the kept ones are contiguous
-            break
-    calls = [child for child in run.children if tool_name(child) is not None]
-    calls.sort(key=lambda child: child.start_timestamp)
-    # From the last step and call back: a step whose tool did not exist ran no span.
-    remaining = list(reversed(steps))
+    steps = sorted((int(m[1]) for key in trajectory if (m := STEP_KEY.fullmatch(key))), reverse=True)
+    calls = sorted((c for c in run.children if tool_name(c) is not None), key=lambda c: c.start_timestamp)
+    # From the last step and call back (ReAct drops the oldest steps when the context overflows);
+    # a step naming a tool that does not exist ran no span, so it matches no call.
+    pending = iter(steps)
     for call in reversed(calls):
-        arguments = _json(_text(call.attributes, INPUT_VALUE))
-        kwargs = arguments.get('kwargs') if isinstance(arguments, dict) else None
-        while remaining:
-            i = remaining.pop(0)
-            step = (trajectory[TOOL_NAME_KEY.format(i)], trajectory.get(TOOL_ARGS_KEY.format(i)))
-            if step == (tool_name(call), kwargs):
-                if call is node:
-                    found = trajectory.get(OBSERVATION_KEY.format(i))
-                    return found if isinstance(found, str) or found is None else json.dumps(found)
-                break
+        wanted = (tool_name(call), _kwargs(call))
+        step = next((i for i in pending if _step(trajectory, i) == wanted), None)
+        if step is None:
+            return None
+        if call is node:
+            found = trajectory.get(OBSERVATION_KEY.format(step))
+            return found if isinstance(found, str) or found is None else json.dumps(found)
     return None
+
+
+def _step(trajectory: Mapping[str, Any], i: int) -> tuple[Any, Any]:
+    return trajectory[TOOL_NAME_KEY.format(i)], trajectory.get(TOOL_ARGS_KEY.format(i))
+
+
+def _kwargs(call: SpanNode) -> Any:
+    recorded = _json(_text(call.attributes, INPUT_VALUE))
+    return recorded.get(KWARGS) if isinstance(recorded, dict) else None
 
 
 def classify_call(node: SpanNode, notes: list[str]) -> Answer:
@@ -222,8 +222,9 @@ class DSPy(Family):
         inputs = run_inputs(agent)
         if not inputs:
             return None
-        (value,) = inputs.values() if len(inputs) == 1 else (None,)
-        return value if isinstance(value, str) else json.dumps(inputs)
+        if len(inputs) == 1 and isinstance(value := next(iter(inputs.values())), str):
+            return value
+        return json.dumps(inputs)
 
     def run_output(self, agent: SpanNode) -> Any:
         if run_inputs(agent) is None:
