@@ -13,7 +13,8 @@ is spelled out here as data:
   path `('ReAct', 'ReAct')` from its nesting in the `ask_expert` call; so `agent='expert'` /
   `agent='orchestrator'` find nothing (the orchestrator alone is `include_subagents=False`);
 - the `openinference` route (DSPy's instrumentor alone) records no tokens; `openinference-litellm`
-  (plus LiteLLM's instrumentor) records them on LiteLLM's `completion` spans, model `openai/<model>`.
+  and its `acall` twin `openinference-litellm-async` (plus LiteLLM's instrumentor) record them on
+  LiteLLM's `completion` / `acompletion` spans, model `openai/<model>`.
 
 Tests on hand-built spans at the end cover what the fixtures do not hold.
 """
@@ -58,6 +59,13 @@ ROUTES = {
     ),
     'openinference-litellm': Route(
         'dspy/openinference-litellm.otlp.jsonl',
+        models=('openai/orchestrator_model', 'openai/expert_model'),
+        flaky_result=FLAKY,
+        call_ids=False,
+    ),
+    # `acall`: `ReAct.aforward`, `{tool}.acall`, `LM.acall` around LiteLLM's `acompletion`.
+    'openinference-litellm-async': Route(
+        'dspy/openinference-litellm-async.otlp.jsonl',
         models=('openai/orchestrator_model', 'openai/expert_model'),
         flaky_result=FLAKY,
         call_ids=False,
