@@ -312,3 +312,13 @@ def test_a_step_naming_no_tool_is_noted() -> None:
     found = extract_trajectory(b.build())
     assert [c.name for c in found.tool_calls] == ['search']
     assert any('nope' in note for note in found.notes)
+
+
+def test_a_run_with_several_fields_gives_them_all() -> None:
+    b = TreeBuilder()
+    inputs = json.dumps({'input_args': {'city': 'Paris', 'days': 2}})
+    output = json.dumps({'trajectory': {}, 'reasoning': 'r', 'plan': 'p', 'cost': 3})
+    run = b.span('Planner.forward', **{oi.SPAN_KIND: oi.CHAIN, oi.INPUT_VALUE: inputs, oi.OUTPUT_VALUE: output})
+    b.build()
+    assert REGISTRY.run_prompt(run) == '{"city": "Paris", "days": 2}'
+    assert REGISTRY.run_output(run) == {'plan': 'p', 'cost': 3}
