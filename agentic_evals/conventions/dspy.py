@@ -53,6 +53,8 @@ TOOL_SUFFIXES: Final = ('.__call__', '.acall')
 """`Tool.__call__` / `Tool.acall` spans are named `{tool name}` + one of these."""
 RUN_SUFFIXES: Final = ('.forward', '.aforward')
 """`Module.__call__` / `Module.acall` spans are named `{Class}` + one of these."""
+DSPY_SUFFIXES: Final = TOOL_SUFFIXES + RUN_SUFFIXES
+"""Every span the DSPy instrumentor makes (modules, predictors, adapters, LMs, tools) ends so."""
 RUN_INPUT: Final = 'input_args'
 """ReAct's `forward(**input_args)`: the instrumentor records its inputs under this one key."""
 FINISH: Final = 'finish'
@@ -204,14 +206,17 @@ class DSPy(Family):
             return None
         ancestor = node.parent
         while ancestor is not None and tool_name(ancestor) is None:
+            name = ancestor.name
+            if not isinstance(name, str) or not name.endswith(DSPY_SUFFIXES):
+                return None  # only DSPy's wrappers (`{Class}.{method}`) lie between a request and its predictor
             if run_inputs(ancestor) is not None:
                 return []
             value = _json(_text(ancestor.attributes, OUTPUT_VALUE))
             if isinstance(value, list) and len(value) == 1:
                 value = value[0]  # the adapter's list of completions
-            if isinstance(value, dict) and isinstance(name := value.get(NEXT_TOOL_NAME), str):
+            if isinstance(value, dict) and isinstance(chosen := value.get(NEXT_TOOL_NAME), str):
                 arguments = value.get(NEXT_TOOL_ARGS)
-                return [IssuedCall(None, name, None if arguments is None else json.dumps(arguments))]
+                return [IssuedCall(None, chosen, None if arguments is None else json.dumps(arguments))]
             ancestor = ancestor.parent
         return None
 
