@@ -40,9 +40,11 @@ span kind decides what a span is, never its name (instrumentors name spans after
   and the result on the span (openai-agents records the handler's message) is that text, not a retry.
 - **Model requests** are LLM spans that recorded a response (token counts or output messages) or
   failed: LlamaIndex's `_prepare_chat_with_tools` LLM span, which only builds the request beside the
-  one that sends it, is not one. Tokens from `llm.token_count.prompt` / `completion` (+ cache
-  details), cost from `llm.cost.total`, model from `llm.model_name`. AGENT and CHAIN spans that repeat
-  totals (smolagents `*.run`, CrewAI `kickoff`) are never requests.
+  one that sends it, is not one, nor is an LLM span holding another (DSPy's `LM.__call__` around
+  LiteLLM's `completion` when both are instrumented): the innermost records the request. Tokens
+  from `llm.token_count.prompt` / `completion` (+ cache details), cost from `llm.cost.total`, model
+  from `llm.model_name`. AGENT and CHAIN spans that repeat totals (smolagents `*.run`, CrewAI
+  `kickoff`) are never requests.
 - **Agent runs**: an AGENT span naming its agent (`agent.name` for openai-agents, `graph.node.id` for
   CrewAI); smolagents' `{name}.run` AGENT span; a LangGraph graph's CHAIN span (its name is the
   graph's; `metadata` JSON with `ls_integration: langgraph`, parsed: Python writes it with spaces,
@@ -588,7 +590,7 @@ def is_model_request(node: SpanNode) -> bool:
         or PROMPT_TOKENS in attributes
         or COMPLETION_TOKENS in attributes
         or OUTPUT_MESSAGE.format(0) + ROLE in attributes
-    )
+    ) and not any(_kind(child) == LLM for child in node.children)
 
 
 def classify_request(node: SpanNode, notes: list[str]) -> Answer:

@@ -16,6 +16,7 @@ from pydantic_evals.otel.span_tree import SpanNode
 
 from . import (
     autogen,
+    dspy,
     genai,
     google_adk,
     haystack,
@@ -54,6 +55,7 @@ FAMILIES: tuple[Family, ...] = (
     langsmith.FAMILY,
     openai_agents.FAMILY,
     pydantic_ai.FAMILY,
+    dspy.FAMILY,
     openinference.FAMILY,
     langfuse.FAMILY,
     autogen.FAMILY,
