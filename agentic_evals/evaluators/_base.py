@@ -12,7 +12,7 @@ from ..conversations import trajectory_from_messages
 from ..scoring.metrics import MetricResult, NameList, missing_agent
 from ..scoring.sequences import at_least
 from ..trajectory.extract import extract_trajectory
-from ..trajectory.trajectory import Trajectory
+from ..trajectory.trajectory import Recorded, Trajectory
 from . import _checks as checks
 
 # The built-ins' phrase, kept word for word so reasons read the same after switching imports.
@@ -63,6 +63,10 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
         if found:
             raise ValueError(f'{type(self).__name__}: {"; ".join(found)}')
 
+    def reads(self) -> Recorded:
+        """What the evaluator scores: a failing result on a trace that cannot show it says why."""
+        return 'tool calls'
+
     def problems(self) -> list[str | None]:
         """The subclass's own configuration problems (see `_checks`); `None` entries are fine."""
         return []
@@ -86,14 +90,16 @@ class TrajectoryEvaluator(Evaluator[object, object, object]):
         # `score_scoped`, inlined: on a small tree each call layer is a visible share of the time.
         missing = None if self.agent is None else missing_agent(trajectory, self.agent)
         if missing is not None:
-            result = EvaluationReason(value=self.failing_value, reason=missing)
-        else:
-            result = self.score(trajectory, ctx)
+            return EvaluationReason(value=self.failing_value, reason=missing)
+        result = self.score(trajectory, ctx)
         value = result.value
         failing = value is False or (isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0)
         if not failing:
             return result  # a pass, a positive score or a label: nothing to explain
-        note = trajectory.unrecorded('tool calls') if trajectory.call_count(include_failed=True) == 0 else None
+        if self.reads() == 'tool calls':
+            note = trajectory.unrecorded('tool calls') if trajectory.call_count(include_failed=True) == 0 else None
+        else:
+            note = trajectory.unrecorded('model requests') if trajectory.request_count() == 0 else None
         if note is None or (result.reason is not None and note in result.reason):
             return result  # the calls were read, or the evaluator said so itself (the budgets do)
         return EvaluationReason(value=value, reason=note if result.reason is None else f'{result.reason}; {note}')

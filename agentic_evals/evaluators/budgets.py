@@ -23,7 +23,7 @@ from ..scoring.checks import (
 )
 from ..scoring.metrics import budget_reason, calls_budget_reason, max_model_requests, max_tool_calls_of
 from ..trajectory.records import FailureStage
-from ..trajectory.trajectory import Trajectory
+from ..trajectory.trajectory import Recorded, Trajectory
 from . import _checks as checks
 from ._base import ConversationSource, TrajectoryEvaluator, as_reason
 
@@ -92,6 +92,9 @@ class MaxModelRequests(TrajectoryEvaluator):
             `'inputs'` instead of the spans.
     """
 
+    def reads(self) -> Recorded:
+        return 'model requests'
+
     max_requests: int
     evaluation_name: str | None = field(default=None)
     agent: str | None = None
@@ -153,6 +156,9 @@ class MaxTokens(TrajectoryEvaluator):
             `'inputs'` (with the usage they carry) instead of the spans.
     """
 
+    def reads(self) -> Recorded:
+        return 'model requests'
+
     max_total: int | None = None
     max_input: int | None = None
     max_output: int | None = None
@@ -186,6 +192,9 @@ class MaxCost(TrajectoryEvaluator):
         conversation: Sum the cost recorded on the conversation's responses in the case's `'output'`
             or `'inputs'` instead of the spans.
     """
+
+    def reads(self) -> Recorded:
+        return 'model requests'
 
     max_cost: float
     evaluation_name: str | None = field(default=None)

@@ -276,6 +276,9 @@ class SpanSource:
         if what == 'tool calls':
             if walked.calls:
                 return None
+            if walked.notes:  # spans that looked like calls, none readable
+                return f'no tool call could be read: {walked.notes[0]}'
+
             issued = [
                 call.name
                 for request in walked.requests[:_RESPONSES_READ]

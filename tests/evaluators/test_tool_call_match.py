@@ -44,8 +44,9 @@ TRIP = {'city': 'Paris', 'dates': {'from': '2026-05-01', 'to': '2026-05-03'}, 't
 
 
 def tree_from(path: Path) -> Any:
-    (loaded,) = load_traces(path)
-    return loaded.tree
+    """The run a fixture file records: its largest trace (beside it, a file may hold side traces, or
+    an unpropagated sub-agent's run)."""
+    return max((trace.tree for trace in load_traces(path)), key=lambda tree: len(tree.nodes_by_id))
 
 
 def tree_of(file: str) -> Any:
@@ -156,8 +157,54 @@ DIFFERENCES: dict[str, dict[str, Any]] = {
         'superset with rules on nested keys': False,
         'the expert alone': False,
     },
+    # no content (Haystack 3): no arguments to compare
+    'haystack3/otel-no-content.otlp.jsonl': {
+        'strict, flat': False,
+        'superset with rules on nested keys': False,
+        'the expert alone': False,
+    },
+    # Haystack 2 runs a response's two calls in one span: get_weather and flaky are not read (noted)
+    'haystack/otel.otlp.jsonl': {
+        'in order, names only': False,
+        'strict, flat': False,
+        'strict, the parallel calls swapped, failed ones in': False,
+        'per turn': 0.0,
+        'per turn, a turn too many': 0.0,
+    },
+    # ... and without content no call at all: no verdict on the calls (nothing passes on their absence)
+    'haystack/otel-no-content.otlp.jsonl': {
+        'in order, names only': False,
+        'strict, flat': False,
+        'strict, the parallel calls swapped, failed ones in': False,
+        'superset with rules on nested keys': False,
+        'the expert alone': False,
+        'subset, top level only': False,
+        'per turn': 0.0,
+        'per turn, a turn too many': 0.0,
+    },
+    # the unpropagated sub-agent's run is a trace of its own: the orchestrator's holds no search_docs
+    **{
+        f'langgraph_js/openinference-unpropagated.{encoding}.otlp.jsonl': {
+            'in order, names only': False,
+            'strict, flat': False,
+            'the expert alone': False,
+            'per turn': 0.0,
+        }
+        for encoding in ('sdk', 'collector')
+    },
+    # DSPy's ReAct issues one call per response: strict sees two responses where the scenario has one
+    **{
+        f'dspy/openinference{route}.otlp.jsonl': {
+            'strict, the parallel calls swapped, failed ones in': False,
+            'the expert alone': False,
+        }
+        for route in ('', '-litellm', '-litellm-async')
+    },
 }
-SCENARIO_FILES = [f for f in FILES if not f.startswith('smolagents/')]  # a managed agent and final_answer calls
+RENAMED_EXPERT = ('autogen/', 'mastra/', 'smolagents/')
+"""Frameworks whose sub-agent call is not `ask_expert{question}` (`expert{task}`, `agent-expert{prompt}`, a
+managed agent with `final_answer` calls): their own tests score them."""
+SCENARIO_FILES = [f for f in FILES if not f.startswith(RENAMED_EXPERT)]
 
 
 @pytest.mark.parametrize('file', SCENARIO_FILES)

@@ -190,7 +190,6 @@ def test_run_inputs_and_output(key: str) -> None:
     assert (case.inputs, case.output) == RUN_IO[route.file]
 
 
-@pytest.mark.xfail(reason='needs trace grouping: a create_agent side trace is no case of its own', strict=True)
 @pytest.mark.parametrize('key', ROUTES)
 def test_the_file_is_one_case(key: str) -> None:
     route = ROUTES[key]

@@ -399,7 +399,6 @@ def test_flattened_ids_are_kept() -> None:
     assert REGISTRY.issued(node) == [IssuedCall('id_a', 'get_weather', '{"city": "Paris"}')]
 
 
-@pytest.mark.xfail(reason='needs the cross-check join', strict=True)
 def test_a_bare_string_outside_a_tool_node_is_named_by_the_issuing_response() -> None:
     """A LangChain.js tool run by something other than a LangGraph ToolNode (an agent loop of one's
     own): the TOOL span's parent holds no call, so only the issuing LLM span names the parameter."""
