@@ -23,15 +23,25 @@ names in order; a difference stops the run with exit status 1. The pydantic-ai b
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
+import hashlib
+import io
+import json
+import os
+import pickle
+import pstats
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 from pydantic_evals.evaluators import agentic as builtin_agentic
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
@@ -122,9 +132,16 @@ class Row:
     suite_ratio: float | None
 
 
+def case_trace(path: Path) -> ours.LoadedTrace:
+    """The fixture's trace, or of several (AutoGen's side traces of one `create_agent` span, LangGraph.js runs whose
+    context did not propagate), the one with the most tool calls."""
+    traces = ours.read_traces(path)
+    return max(traces, key=lambda t: len(ours.extract_trajectory(t.tree).call_names(include_failed=True)))
+
+
 def replicated(path: Path) -> Route:
     """The route of one fixture, checked: 400 copies extract as 400 times the single trace."""
-    (trace,) = ours.read_traces(path)
+    trace = case_trace(path)
     single = ours.extract_trajectory(trace.tree)
     replica = Replica.of(list(trace.tree), COPIES)
     whole = ours.extract_trajectory(replica.build_tree())
@@ -233,32 +250,324 @@ def results_table(rows: list[Row], repeats: int) -> str:
     return table(cells, header)
 
 
+# --- Before and after in one run (issue 22) -------------------------------------------------------------------------
+#
+# Two worker processes, each importing `agentic_evals` from its own copy of the package (`git archive` of a commit into
+# a temporary directory, or the working tree), load the same pickled replicas and time extraction on request; the parent
+# alternates the sides (baseline then current, current then baseline) on every fixture in every repetition.
+
+DEFAULT_BASELINE = (
+    '4eb06c0'  # the last commit before the cross-check (issue 22's calls in issue order, joined arguments)
+)
+BASELINE_ENV = 'AGENTIC_EVALS_BENCH_BASELINE'
+CURRENT_ENV = 'AGENTIC_EVALS_BENCH_CURRENT'
+REPO = FIXTURES.parents[1]
+WORKER_BOOTSTRAP = (
+    'import sys; sys.path[:0] = sys.argv[1:3]; from benchmarks.frameworks_bench import worker; sys.exit(worker())'
+)
+
+
+def git(*args: str) -> bytes:
+    return subprocess.run(['git', '-C', str(REPO), *args], check=True, capture_output=True).stdout
+
+
+def resolve(rev: str) -> str:
+    """The commit's short hash, or '' for the working tree."""
+    return '' if rev in ('', 'worktree') else git('rev-parse', '--short', f'{rev}^{{commit}}').decode().strip()
+
+
+def package_copy(commit: str, into: Path) -> Path:
+    """A directory whose `agentic_evals` is the package at `commit` (the working tree when '')."""
+    if not commit:
+        return REPO
+    into.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(git('archive', commit, 'agentic_evals'))) as archive:
+        archive.extractall(into)  # our own commit's files
+    return into
+
+
+def baseline_fixtures(commit: str) -> set[str]:
+    """The fixture files (relative to FIXTURES) that existed at `commit`."""
+    listed = git('ls-tree', '-r', '--name-only', commit, '--', str(FIXTURES.relative_to(REPO))).decode().split()
+    prefix = f'{FIXTURES.relative_to(REPO).as_posix()}/'
+    return {p.removeprefix(prefix) for p in listed if p.endswith('.otlp.jsonl')}
+
+
+def worker() -> int:
+    """A side of the comparison: JSON commands on stdin, one JSON answer per line on stdout."""
+    replicas: list[Replica] = []
+    for line in sys.stdin:
+        command = json.loads(line)
+        op = command['op']
+        if op == 'load':
+            with open(command['path'], 'rb') as f:
+                replicas = [Replica(trace_id, spans) for trace_id, spans in pickle.load(f)]
+            answer: object = {'package': str(Path(ours.__file__).parent), 'routes': [summary(r) for r in replicas]}
+        elif op == 'time':
+            answer = timed_extraction(replicas[command['index']].build_tree())
+        elif op == 'profile':
+            answer = profiled(replicas[command['index']], command['top'])
+        else:
+            return 0
+        sys.stdout.write(json.dumps(answer) + '\n')
+        sys.stdout.flush()
+    return 0
+
+
+def summary(replica: Replica) -> dict[str, object]:
+    """What this side extracts from the replica (also its warm-up): calls, requests, and the names in order."""
+    trajectory = ours.extract_trajectory(replica.build_tree())
+    names = trajectory.call_names(include_failed=True)
+    return {
+        'calls': len(trajectory.tool_calls),
+        'requests': len(trajectory.model_requests),
+        'names': hashlib.sha256('\n'.join(names).encode()).hexdigest()[:12],
+    }
+
+
+def profiled(replica: Replica, top: int) -> str:
+    """cProfile of one extraction of a fresh tree: the `top` functions by own time, then by cumulative time."""
+    tree = replica.build_tree()
+    profile = cProfile.Profile()
+    gc.collect()
+    profile.enable()
+    trajectory = ours.extract_trajectory(tree)
+    trajectory.tool_calls  # noqa: B018
+    trajectory.model_requests  # noqa: B018
+    profile.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profile, stream=out).strip_dirs()
+    stats.sort_stats('tottime').print_stats(top)
+    stats.sort_stats('cumulative').print_stats(top)
+    return out.getvalue()
+
+
+class Side:
+    """One worker process: `agentic_evals` imported from `root`."""
+
+    def __init__(self, label: str, root: Path) -> None:
+        self.label = label
+        self.process = subprocess.Popen(
+            [sys.executable, '-c', WORKER_BOOTSTRAP, str(root), str(REPO)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=root,
+        )
+
+    def ask(self, **command: object) -> object:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(command) + '\n')
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f'the {self.label} worker stopped (exit status {self.process.wait()})')
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@dataclass(frozen=True)
+class Compared:
+    name: str
+    spans: int
+    baseline: tuple[float, ...]  # seconds per repetition; empty on a fixture only the current side has
+    current: tuple[float, ...]
+    same_calls: bool | None  # the two sides extract the same call names in the same order
+
+    @property
+    def ratio(self) -> float:
+        return statistics.median(self.current) / statistics.median(self.baseline)
+
+    @property
+    def paired(self) -> list[float]:
+        return sorted(c / b for b, c in zip(self.baseline, self.current, strict=True))
+
+
+def compare(baseline_rev: str, current_rev: str, repeats: int) -> tuple[str, list[Compared], str]:
+    """Time extraction on both sides, alternating; the worst fixture's profiles. Returns (title, rows, profiles)."""
+    baseline, current = resolve(baseline_rev), resolve(current_rev)
+    head = git('rev-parse', '--short', 'HEAD').decode().strip()
+    title = f'baseline {baseline}, current {current or f"the working tree (HEAD {head})"}'
+    common = baseline_fixtures(baseline)
+    paths = sorted(FIXTURES.glob('*/*.otlp.jsonl'))
+    names = [str(p.relative_to(FIXTURES)).removesuffix('.otlp.jsonl') for p in paths]
+    shared = [i for i, p in enumerate(paths) if str(p.relative_to(FIXTURES)) in common]
+    only_current = [i for i, p in enumerate(paths) if str(p.relative_to(FIXTURES)) not in common]
+    replicas = []
+    for path in paths:
+        trace = case_trace(path)
+        replicas.append(Replica.of(list(trace.tree), COPIES))
+    sides: list[Side] = []
+    with tempfile.TemporaryDirectory(prefix='ae-bench-') as tmp:
+        try:
+            plan = Path(tmp) / 'replicas.pickle'
+            with plan.open('wb') as f:
+                # Replica is __main__.Replica here: the workers get its fields
+                pickle.dump([(r.trace_id, r.spans) for r in replicas], f, protocol=pickle.HIGHEST_PROTOCOL)
+            roots = [package_copy(baseline, Path(tmp) / 'baseline'), package_copy(current, Path(tmp) / 'current')]
+            sides = [Side('baseline', roots[0]), Side('current', roots[1])]
+            loaded = [cast(dict[str, Any], side.ask(op='load', path=str(plan))) for side in sides]
+            for side, answer, root in zip(sides, loaded, roots, strict=True):
+                if Path(answer['package']) != (root / 'agentic_evals').resolve():
+                    raise RuntimeError(f'the {side.label} worker imported {answer["package"]}, not {root}')
+            times: dict[tuple[int, int], list[float]] = {}
+            for repetition in range(-1, repeats):  # an untimed round first
+                for turn, i in enumerate(shared + only_current):
+                    order = [0, 1] if (repetition + turn) % 2 == 0 else [1, 0]
+                    for s in order if i in shared else [1]:
+                        seconds = cast(float, sides[s].ask(op='time', index=i))
+                        if repetition >= 0:
+                            times.setdefault((s, i), []).append(seconds)
+                print(f'  compared: repetition {repetition + 1} of {repeats}', file=sys.stderr)
+            rows = [
+                Compared(
+                    names[i],
+                    len(replicas[i].spans),
+                    tuple(times.get((0, i), ())),
+                    tuple(times[(1, i)]),
+                    loaded[0]['routes'][i] == loaded[1]['routes'][i] if i in shared else None,
+                )
+                for i in shared + only_current
+            ]
+            worst = max((r for r in rows if r.baseline), key=lambda r: r.ratio)
+            index = names.index(worst.name)
+            profiles = '\n'.join(
+                f'--- cProfile, {side.label} side, {worst.name} (one fresh tree) ---\n'
+                + cast(str, side.ask(op='profile', index=index, top=15))
+                for side in sides
+            )
+        finally:
+            for side in sides:
+                side.close()
+    return title, rows, profiles
+
+
+def comparison_table(rows: list[Compared], repeats: int) -> str:
+    cells = []
+    for row in rows:
+        if not row.baseline:
+            continue
+        paired = row.paired
+        cells.append(
+            [
+                row.name,
+                f'{row.spans:,}',
+                milliseconds(statistics.median(row.baseline)),
+                milliseconds(statistics.median(row.current)),
+                f'{row.ratio:.3f}',
+                f'{paired[len(paired) // 4]:.3f}-{paired[-1 - len(paired) // 4]:.3f}',
+                'yes' if row.same_calls else 'NO',
+                'met' if row.ratio <= 1.10 else 'NOT MET',
+            ]
+        )
+    shared = [r for r in rows if r.baseline]
+    total_b = sum(statistics.median(r.baseline) for r in shared)
+    total_c = sum(statistics.median(r.current) for r in shared)
+    geometric = statistics.geometric_mean(r.ratio for r in shared)
+    cells.append(
+        [
+            f'all {len(shared)} (sum of medians)',
+            f'{sum(r.spans for r in shared):,}',
+            milliseconds(total_b),
+            milliseconds(total_c),
+            f'{total_c / total_b:.3f}',
+            f'geo. mean {geometric:.3f}',
+            '',
+            'met' if total_c / total_b <= 1.10 else 'NOT MET',
+        ]
+    )
+    header = [
+        f'fixture x{COPIES} ({repeats} runs a side)',
+        'spans',
+        'baseline ms',
+        'current ms',
+        'current/baseline',
+        'paired ratios, middle half',
+        'same calls',
+        '<= 1.10',
+    ]
+    lines = [table(cells, header)]
+    alone = [
+        [
+            r.name,
+            f'{r.spans:,}',
+            milliseconds(statistics.median(r.current)),
+            f'{statistics.median(r.current) / r.spans * 1e6:.2f}',
+        ]
+        for r in rows
+        if not r.baseline
+    ]
+    if alone:
+        lines.append('\nFixtures the baseline does not have (current side only, in the same run):\n')
+        lines.append(table(alone, [f'fixture x{COPIES}', 'spans', 'current ms', 'µs/span']))
+    return '\n'.join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog='python -m benchmarks.frameworks_bench', description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='3 repetitions per route: a smoke test')
+    parser.add_argument(
+        '--baseline',
+        default=os.environ.get(BASELINE_ENV, DEFAULT_BASELINE),
+        help=f'the commit compared with (${BASELINE_ENV}; default {DEFAULT_BASELINE}); none: no comparison',
+    )
+    parser.add_argument(
+        '--current',
+        default=os.environ.get(CURRENT_ENV, ''),
+        help=f'the commit compared with the baseline (${CURRENT_ENV}; default: the working tree)',
+    )
+    parser.add_argument('--compare-only', action='store_true', help='the before/after comparison only, no route table')
     args = parser.parse_args(argv)
     repeats = 3 if args.quick else 9
     print(f'Extraction on framework traces x{COPIES}: median wall time per fresh SpanTree.')
     for line in machine():
         print(f'  {line}')
     started = time.perf_counter()
-    try:
-        routes = [replicated(path) for path in sorted(FIXTURES.glob('*/*.otlp.jsonl'))]
-        routes.append(reference())
-        rows = []
-        for route in routes:
-            rows.append(measure(route, repeats))
-            print(f'  measured: {route.name}', file=sys.stderr)
-    except Mismatch as e:
-        print(f'\nFAILED: {e}', file=sys.stderr)
-        return 1
-    print(f'\n{results_table(rows, repeats)}')
-    print(
-        '\nExtraction = extract_trajectory + tool_calls + model_requests. "vs trees": µs/span over the'
-        " benchmarks.trees row. Suite: benchmarks.run's six evaluators without the requests metric (five:"
-        ' no ArgumentCorrectness, whose arguments the built-ins do not find); built-ins only where they'
-        ' read the route (the same calls and requests as ours on the single trace).'
-    )
+    if not args.compare_only:
+        try:
+            routes = [replicated(path) for path in sorted(FIXTURES.glob('*/*.otlp.jsonl'))]
+            routes.append(reference())
+            rows = []
+            for route in routes:
+                rows.append(measure(route, repeats))
+                print(f'  measured: {route.name}', file=sys.stderr)
+        except Mismatch as e:
+            print(f'\nFAILED: {e}', file=sys.stderr)
+            return 1
+        print(f'\n{results_table(rows, repeats)}')
+        print(
+            '\nExtraction = extract_trajectory + tool_calls + model_requests. "vs trees": µs/span over the'
+            " benchmarks.trees row. Suite: benchmarks.run's six evaluators without the requests metric (five:"
+            ' no ArgumentCorrectness, whose arguments the built-ins do not find); built-ins only where they'
+            ' read the route (the same calls and requests as ours on the single trace).'
+        )
+    if args.baseline.lower() != 'none':
+        try:
+            resolve(args.baseline)
+        except subprocess.CalledProcessError:
+            print(f'\nNo comparison: {args.baseline} is not a commit of this repository.', file=sys.stderr)
+            return 0
+        compared = 3 if args.quick else 11
+        title, comparison, profiles = compare(args.baseline, args.current, compared)
+        print(f'\nBefore and after, one run ({title}): extraction, median wall time per fresh SpanTree.')
+        print(comparison_table(comparison, compared))
+        print(
+            '\nEach side is a worker process importing its own agentic_evals; both load the same pickled replicas'
+            ' (made once here) and build a fresh SpanTree, untimed, before each timed extraction. Sides alternate'
+            ' on every fixture in every repetition, after one untimed round. current/baseline: ratio of the'
+            ' medians; paired ratios: current over baseline within each repetition. Same calls: the two sides'
+            ' extract the same call names in the same order.'
+        )
+        print(f'\n{profiles}')
     print(f'Total benchmark time {time.perf_counter() - started:.0f} s.')
     return 0
 

@@ -260,15 +260,14 @@ class GenAI(Family):
         return [raw if type(raw := node.attributes.get(OUTPUT_MESSAGES)) is str else None for node in nodes]
 
     def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int] | None:
-        # Finding each quoted id in the raw JSON orders them as positions would, without parsing;
-        # when an id is missing the messages are parsed properly.
+        # Parsed, never searched for as text: an argument may hold another call's id.
         raw = node.attributes.get(OUTPUT_MESSAGES)
         if not isinstance(raw, str):
             return {}
-        found: dict[str | None, int] = {i: raw.find(f'"{i}"') for i in call_ids if i is not None}
-        if found and all(offset >= 0 for offset in found.values()):
-            return found
-        return {call_id: position for position, call_id in enumerate(messages.tool_call_ids(raw))}
+        positions: dict[str | None, int] = {}
+        for position, call_id in enumerate(messages.tool_call_ids(raw)):
+            positions.setdefault(call_id, position)
+        return positions
 
     def agent_run(self, node: SpanNode) -> str | None:
         return agent_name(node, AGENT_NAME) if is_agent_span(node) else None

@@ -23,6 +23,7 @@ from ..conventions.arguments import load_json, parse_arguments
 from ..conventions.family import Arguments, IssuedCall, SpanKind
 from ..conventions.genai import is_side_span
 from ..conventions.registry import REGISTRY
+from .account import TraceAccount
 from .agents import Adopters, agent_structure, path_by_climbing
 from .issue_order import Issuers, in_issue_order
 from .records import AgentStructure, CallKind, CallStatus, ModelRequest, ToolCall
@@ -99,6 +100,7 @@ class SpanSource:
     """
 
     __slots__ = (
+        '_account',
         '_adopters_made',
         '_counts',
         '_issuers',
@@ -120,6 +122,7 @@ class SpanSource:
         self._issuers: Issuers | None = None
         self._structure: AgentStructure | None = None
         self._adopters_made: Adopters | None = None
+        self._account: TraceAccount | None = None
 
     def _adopters(self) -> Adopters:
         """The calls, for a record whose outermost agent run may have lost its link to one."""
@@ -252,7 +255,76 @@ class SpanSource:
 
     def notes(self) -> tuple[str, ...]:
         unrecognised = self.unrecognised()
-        return (*self._walk().notes, *([] if unrecognised is None else [unrecognised]))
+        return (*self._walk().notes, *self.account().notes(), *([] if unrecognised is None else [unrecognised]))
+
+    def account(self) -> TraceAccount:
+        if self._account is None:
+            self._account = self._make_account()
+        return self._account
+
+    def _make_account(self) -> TraceAccount:
+        walked = self._walk()
+        issuers = self._issuers_of()
+        listed: dict[int, list[IssuedCall]] = {}
+
+        def issued_by(request: int) -> list[IssuedCall]:
+            found = listed.get(request)
+            if found is None:
+                found = listed[request] = REGISTRY.issued(walked.requests[request][REQUEST_SPAN])
+            return found
+
+        from_spans = from_responses = missing = results = 0
+        matched: set[tuple[int, int]] = set()  # (request, place in its issued calls)
+        ran_ids: set[str] = set()
+        run_not_issued: list[str] = []
+        for position, (node, name, _) in enumerate(walked.calls):
+            own = REGISTRY.arguments(node)
+            arguments, entry = self._arguments(position)
+            if own.parsed is not None:
+                from_spans += 1
+            elif arguments.parsed is not None:
+                from_responses += 1
+            else:
+                missing += 1
+            results += REGISTRY.result(node) is not None
+            entry = entry or issuers.issued_call(position)
+            call_id = REGISTRY.call_id(node) or (entry.call_id if entry is not None else None)
+            if call_id is not None:
+                ran_ids.add(call_id)
+            issuer = issuers(position)
+            if issuer is None:
+                continue
+            calls = issued_by(issuer)
+            if entry is not None and entry in calls:
+                matched.add((issuer, calls.index(entry)))
+            elif calls and call_id is not None and all(c.call_id != call_id for c in calls):
+                run_not_issued.append(f'{name!r} ({call_id})')
+        issued = 0
+        not_run: list[str] = []
+        for request in range(len(walked.requests)):
+            calls = issued_by(request)
+            issued += len(calls)
+            not_run.extend(
+                f'{call.name!r} ({call.call_id or "no id"})'
+                for place, call in enumerate(calls)
+                if (request, place) not in matched and (call.call_id is None or call.call_id not in ran_ids)
+            )
+        structure = self.agent_structure()
+        return TraceAccount(
+            spans=len(self._nodes),
+            families=tuple(self.families()),
+            tool_spans=len(walked.calls),
+            arguments_from_spans=from_spans,
+            arguments_from_responses=from_responses,
+            arguments_missing=missing,
+            results=results,
+            model_spans=len(walked.requests),
+            with_tokens=sum(1 for request in walked.requests if REGISTRY.usage(request[REQUEST_SPAN])),
+            issued=issued,
+            issued_not_run=tuple(not_run),
+            run_not_issued=tuple(run_not_issued),
+            agents=tuple(sorted({run.name for run in structure.agents})),
+        )
 
     def families(self) -> list[str]:
         return REGISTRY.families_in(self._nodes)
@@ -290,7 +362,7 @@ class SpanSource:
             return (
                 f'the model responses issued {len(issued)} tool call(s) ({shown}) but no tool span was recognised:'
                 ' the tool spans are in a shape agentic_evals does not read, or the framework did not record them'
-                ' (see docs/frameworks.md)'
+                f' (see docs/frameworks.md; the trace held {self.account().summary()})'
             )
         if walked.requests:
             return None
@@ -299,7 +371,10 @@ class SpanSource:
             f'{n} {label}' for n, label in ((len(walked.calls), 'tool call(s)'), (runs, 'agent run(s)')) if n
         )
         advice = REGISTRY.model_spans_advice(self._nodes) or _MODEL_SPANS_ADVICE
-        return f'the trace records no model-request span ({seen} recognised): {advice}'
+        return (
+            f'the trace records no model-request span ({seen} recognised): {advice}'
+            f' (the trace held {self.account().summary()})'
+        )
 
 
 EMPTY_TRACE = (

@@ -123,6 +123,11 @@ class Issuers:
         same_name = [call for call in issued if call.name == name]
         if not same_name:
             return None
+        arguments = self._registry.arguments(self._calls[index][SPAN]).parsed
+        if arguments is not None and len(same_name) > 1:  # the recorded arguments tell them apart
+            alike = [call for call in same_name if _parsed(call.arguments) == arguments]
+            if len(alike) == 1:
+                return alike[0]
         # Its place among the calls of its name that the same response issued, in call order.
         earlier = 0
         for other in range(index - 1, -1, -1):

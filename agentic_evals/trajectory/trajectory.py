@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar, overload
 
+from .account import TraceAccount
 from .records import AgentRun, AgentStructure, CallKind, ModelRequest, ToolCall, belongs_to
 
 _SelectionKey = tuple[bool, str | None, bool, str | None]
@@ -103,6 +104,10 @@ class TrajectorySource(Protocol):
     def unrecognised(self) -> str | None:
         """What the spans look like, when there are none, or none is an agent run, a tool call or a
         model request; `None` otherwise."""
+        ...
+
+    def account(self) -> TraceAccount:
+        """What the trace held and where each fact came from (tool spans, model spans, the join)."""
         ...
 
     def unrecorded(self, what: Recorded) -> str | None:
@@ -248,6 +253,12 @@ class Trajectory:
         if found is _UNKNOWN:
             found = self._memo[key] = self._source.unrecorded(what)
         return found  # type: ignore[no-any-return]
+
+    @property
+    def account(self) -> TraceAccount | None:
+        """What the trace held, and where each fact came from (`TraceAccount`); `None` for a
+        trajectory built from records or a conversation, which has no trace."""
+        return None if self._source is None else self._source.account()
 
     @property
     def agents(self) -> tuple[AgentRun, ...]:

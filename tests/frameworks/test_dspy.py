@@ -300,7 +300,6 @@ def test_a_request_issues_the_step_its_predictor_parsed() -> None:
     assert REGISTRY.issued(outside) == []  # not ReAct's: nothing issued
 
 
-@pytest.mark.xfail(reason='needs the cross-check join', strict=True)
 def test_a_step_naming_no_tool_is_noted() -> None:
     """ReAct answers a tool name it does not have with an observation, running no span: the call
     the request issued was never run."""

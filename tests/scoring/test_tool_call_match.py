@@ -512,9 +512,9 @@ def test_the_actual_side_as_a_trajectory_a_conversation_or_a_list_of_calls() -> 
     from_spans = extract_trajectory(b.build())
     expected = openai_chat(RESPONSES)
     assert isinstance(from_spans, Trajectory)
-    # the spans record notify before refund, both issued by one response: only in_order minds
+    # the spans record notify before refund, both issued by one response: the response's order wins
     for actual, in_order in (
-        (from_spans, False),
+        (from_spans, True),
         (trajectory_from_messages(ragas(RESPONSES)), True),
         (ragas(RESPONSES), True),
         (CALLS, True),

@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic_evals.evaluators import EvaluationReason, Evaluator
@@ -136,11 +135,6 @@ def test_agreeing_calls_take_issue_order(run: Run) -> None:
     assert joined(extract_trajectory(build(run)).tool_calls) == in_issue_order(run.responses)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='GenAI.issue_positions places each id at the first quoted occurrence in the raw output messages:'
-    " an id quoted earlier (an earlier call's argument value) moves its call ahead of the calls between",
-)
 def test_an_id_quoted_in_an_earlier_calls_arguments_keeps_its_place() -> None:
     """The spans even start in issue order: the calls must not move."""
     issued = [
@@ -186,11 +180,6 @@ def test_recorded_arguments_tell_same_name_calls_apart_in_order(run: Run) -> Non
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='Issuers.issued_call joins an id-less span by its place in start order among its name, not by its'
-    " recorded arguments: same-name calls started in reverse get each other's call id",
-)
 def test_recorded_arguments_tell_same_name_calls_apart_when_reversed() -> None:
     b = TreeBuilder()
     root = b.agent('main')
