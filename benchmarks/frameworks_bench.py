@@ -1,11 +1,12 @@
 """Extraction on every framework fixture's trace, replicated to about 2,000 tool calls.
 
-Usage (from the repository root): `python -m benchmarks.frameworks_bench [--quick]`, or
-`make bench-frameworks`.
+Usage (from the repository root): `python -m benchmarks.frameworks_bench [--quick] [--compare-only]
+[--baseline REV|none] [--current REV]`, or `make bench-frameworks`.
 
-Each `fixtures/frameworks/*/*.otlp.jsonl` holds one trace of the same scenario (5 tool calls).
-Its spans are copied 400 times under one new root, with fresh span ids and each copy shifted in
-time after the previous one, so the tree holds the scenario 2,000 calls long. Every repetition
+Each `fixtures/frameworks/*/*.otlp.jsonl` holds one trace of the same scenario (5 tool calls; of a file
+with several traces, the one with the most calls). Its spans are copied 400 times under one new root,
+with fresh span ids and each copy shifted in time after the previous one, so the tree holds the
+scenario 2,000 calls long. Every repetition
 builds a brand-new `SpanTree` of brand-new `SpanNode`s from that plan (outside the timed region)
 and times, with the collector off:
 
@@ -18,6 +19,14 @@ and times, with the collector off:
 The replicated trajectory must hold 400 times the single trace's calls and requests, with the same
 names in order; a difference stops the run with exit status 1. The pydantic-ai benchmark tree of
 `benchmarks.trees` (2,000 tool spans) is measured the same way, for comparison.
+
+Then extraction before and after, in the same run: the package at `--baseline` (default 4eb06c0, the commit
+before issue 22's cross-check; also `$AGENTIC_EVALS_BENCH_BASELINE`; `none` skips this) against `--current`
+(default the working tree; also `$AGENTIC_EVALS_BENCH_CURRENT`), each `git archive`d into a temporary directory
+that is removed afterwards and imported by its own worker process. Both workers load the same replicas, pickled
+by this process, of the fixtures that existed at the baseline commit, and time extraction on a fresh tree on
+request, sides alternating on every fixture in every repetition (9, or 3 with --quick); fixtures only the current
+side has are timed on it alone. The worst fixture's extraction is then profiled with cProfile on both sides.
 """
 
 from __future__ import annotations
@@ -256,9 +265,9 @@ def results_table(rows: list[Row], repeats: int) -> str:
 # a temporary directory, or the working tree), load the same pickled replicas and time extraction on request; the parent
 # alternates the sides (baseline then current, current then baseline) on every fixture in every repetition.
 
-DEFAULT_BASELINE = (
-    '4eb06c0'  # the last commit before the cross-check (issue 22's calls in issue order, joined arguments)
-)
+ALONE_REPEATS = 3  # runs of the fixtures only the current side has (the route table times them too)
+# The last commit before issue 22's cross-check (calls in issue order, arguments joined from the issuing call).
+DEFAULT_BASELINE = '4eb06c0'
 BASELINE_ENV = 'AGENTIC_EVALS_BENCH_BASELINE'
 CURRENT_ENV = 'AGENTIC_EVALS_BENCH_CURRENT'
 REPO = FIXTURES.parents[1]
@@ -421,7 +430,8 @@ def compare(baseline_rev: str, current_rev: str, repeats: int) -> tuple[str, lis
                     raise RuntimeError(f'the {side.label} worker imported {answer["package"]}, not {root}')
             times: dict[tuple[int, int], list[float]] = {}
             for repetition in range(-1, repeats):  # an untimed round first
-                for turn, i in enumerate(shared + only_current):
+                alone = only_current if repetition < min(repeats, ALONE_REPEATS) else []
+                for turn, i in enumerate(shared + alone):
                     order = [0, 1] if (repetition + turn) % 2 == 0 else [1, 0]
                     for s in order if i in shared else [1]:
                         seconds = cast(float, sides[s].ask(op='time', index=i))
@@ -507,7 +517,7 @@ def comparison_table(rows: list[Compared], repeats: int) -> str:
         if not r.baseline
     ]
     if alone:
-        lines.append('\nFixtures the baseline does not have (current side only, in the same run):\n')
+        lines.append(f'\nFixtures the baseline does not have (current side only, {ALONE_REPEATS} runs, same run):\n')
         lines.append(table(alone, [f'fixture x{COPIES}', 'spans', 'current ms', 'µs/span']))
     return '\n'.join(lines)
 
@@ -556,7 +566,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except subprocess.CalledProcessError:
             print(f'\nNo comparison: {args.baseline} is not a commit of this repository.', file=sys.stderr)
             return 0
-        compared = 3 if args.quick else 11
+        compared = 3 if args.quick else 9
         title, comparison, profiles = compare(args.baseline, args.current, compared)
         print(f'\nBefore and after, one run ({title}): extraction, median wall time per fresh SpanTree.')
         print(comparison_table(comparison, compared))

@@ -201,6 +201,8 @@ def _footer(trace: LoadedTrace, trajectory: Trajectory) -> Iterator[Text]:
         f' {outputs} output function(s)'
     )
     yield Text(f'instrumentation: {", ".join(trajectory.families) or "none recognised"}')
+    if (account := trajectory.account) is not None:
+        yield Text(f'account: {visible(account.summary(), newlines=False)}')
     from ..conventions.sessions import conversation_id
 
     conversation = conversation_id(trace.tree)
@@ -250,6 +252,7 @@ def trace_json(trace: LoadedTrace) -> dict[str, Any]:
             'agents': list(trajectory.agents),
             'notes': list(trajectory.notes),
             'families': list(trajectory.families),
+            'account': trajectory.account,
         },
     }
     return dict(to_jsonable_python(data))

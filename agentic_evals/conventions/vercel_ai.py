@@ -219,6 +219,7 @@ class VercelAI(Family):
     """The Vercel AI SDK's `ai.*` spans, and the result encoding of its GenAI tool spans (module docstring)."""
 
     name = 'vercel-ai'
+    content_switch = 'inputs may be off: `recordInputs: false` in the telemetry settings leaves them out'
     markers = (OPERATION_ID, EXECUTE_TOOL_DURATION)
 
     def call_classifiers(self) -> Mapping[str, Classifier]:

@@ -34,6 +34,7 @@ from ..evaluators.tools import ArgumentCorrectness
 from ..scoring.call_matching import CallView, canonical_json
 from ..scoring.sequences import short_repr
 from ..scoring.tool_call_match import Expected, ToolCallMatchResult, parse_expected, show
+from ..trajectory.account import TraceAccount
 from ..trajectory.extract import extract_trajectory
 from ..trajectory.records import ToolCall
 from ..trajectory.trajectory import Trajectory
@@ -55,6 +56,7 @@ class CaseDetails:
     span_id: str | None = None
     timeline: Timeline | None = None
     alignments: list[Alignment] = field(default_factory=list)
+    account: TraceAccount | None = None
 
 
 def case_details(tree: SpanTree, case: ReportCase[Any, Any, Any]) -> CaseDetails:
@@ -62,7 +64,9 @@ def case_details(tree: SpanTree, case: ReportCase[Any, Any, Any]) -> CaseDetails
     trajectory = extract_trajectory(tree)
     agents = trajectory.agents
     span_id = f'{agents[0].span_id:016x}' if agents else known_id(case.span_id)
-    return CaseDetails(known_id(case.trace_id), span_id, timeline(tree, trajectory), alignments(case, trajectory))
+    return CaseDetails(
+        known_id(case.trace_id), span_id, timeline(tree, trajectory), alignments(case, trajectory), trajectory.account
+    )
 
 
 def case_trees(spans: Iterable[ReadableSpan]) -> Callable[[ReportCase[Any, Any, Any]], SpanTree | None]:

@@ -25,6 +25,7 @@ from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFai
 
 from ..errors import FileError
 from ..offline.suite import decode, parse_json, read_limited
+from ..trajectory.account import TraceAccount
 
 if TYPE_CHECKING:
     from .case_trace import CaseDetails
@@ -179,6 +180,8 @@ class CaseResult:
     timeline: Timeline | None = None
     """What the agent did; `None` when the spans were not available to the report."""
     alignments: list[Alignment] = field(default_factory=list)
+    account: TraceAccount | None = None
+    """What the case's trace held and where each fact came from; `None` when its spans were not at hand."""
     expected_results: list[str] | None = None
     """The result names the case's evaluators report by default (the dataset's and its own), so a
     per-case gate checked later asks the case only for those; `None` without a dataset."""
@@ -307,6 +310,7 @@ def _case(case: ReportCase[Any, Any, Any], details: CaseDetails | None) -> CaseR
         span_id=details.span_id if details is not None else known_id(case.span_id),
         timeline=details.timeline if details is not None else None,
         alignments=details.alignments if details is not None else [],
+        account=details.account if details is not None else None,
     )
 
 
