@@ -145,15 +145,21 @@ def operation_tool_call(node: SpanNode, notes: list[str]) -> Answer:
 
 
 def unlabelled_request(node: SpanNode, notes: list[str]) -> Answer:
-    """A span naming a model but no operation: one model request, unless a child names a model too.
+    """A span naming a model that the plain rule (a request model and a request operation, no tool
+    name) did not take: one model request, unless a child names a model too.
 
     logfire's openai-agents spans (`Chat completion with ...`) and ADK's `call_llm` carry the model
-    and the tokens without `gen_ai.operation.name`, OpenLLMetry's Responses spans only the response
-    model. ADK's schema v1 wraps each request's `generate_content` span in a `call_llm` with the same
-    tokens: the innermost span is the request, so no request is counted twice.
+    and the tokens without `gen_ai.operation.name`; OpenLLMetry's Responses spans name only the
+    response model; OpenLIT's `chat` spans that issued calls also carry the calls' `gen_ai.tool.name`
+    (a `chat` operation is never a tool call). ADK's schema v1 wraps each request's
+    `generate_content` span in a `call_llm` with the same tokens: the innermost span is the request,
+    so no request is counted twice.
     """
     attributes = node.attributes
-    if OPERATION_NAME in attributes or TOOL_NAME in attributes:
+    operation = attributes.get(OPERATION_NAME)
+    if operation is None and TOOL_NAME in attributes:
+        return None
+    if operation is not None and operation not in MODEL_REQUEST_OPERATIONS:
         return None
     for child in node.children_by_id.values():
         if REQUEST_MODEL in child.attributes or RESPONSE_MODEL in child.attributes:
@@ -270,7 +276,12 @@ class GenAI(Family):
         return positions
 
     def agent_run(self, node: SpanNode) -> str | None:
-        return agent_name(node, AGENT_NAME) if is_agent_span(node) else None
+        if not is_agent_span(node):
+            return None
+        name = agent_name(node, AGENT_NAME)
+        # An `invoke_agent` span that names no agent (OpenLIT's, one per turn) is a turn of whatever
+        # runs around it, not an agent of its own called 'agent'.
+        return None if name == DEFAULT_AGENT_NAME and AGENT_NAME not in node.attributes else name
 
     def span_prompt(self, node: SpanNode) -> str | None:
         return messages.first_user_text(node.attributes.get(INPUT_MESSAGES))

@@ -278,13 +278,19 @@ def requests_of(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> lis
         request.excluded_key,
     )
     others = len(registry.request_rules) > 1 or bool(registry.request_classifiers)
-    # No request rule or classifier accepts a span holding the first tool marker (they must not
-    # accept a call, and its spans are calls): most of a tree's other spans are skipped by it.
-    tool_key = _first_tool_spans(registry).name_key
+    # A span the first tool rule claims is a call, never a request; one holding the tool marker
+    # without being a call (OpenLIT's `chat` spans name the tools they issued) is asked as any other.
+    tool = _first_tool_spans(registry)
+    tool_key, prefixes, span_names = tool.name_key, tool.span_prefixes, tool.span_names
     check_excluded = excluded_key is not None and excluded_key != tool_key  # GenAI's is the tool key
     for node in nodes:
         attributes = node.attributes
         if tool_key in attributes:
+            span_name = node.name
+            if type(span_name) is str and (span_name.startswith(prefixes) or span_name in span_names):
+                continue
+            if others and registry.is_model_request(node):
+                add(node)
             continue
         if (
             model_key in attributes
