@@ -266,10 +266,22 @@ class GenAI(Family):
         return [raw if type(raw := node.attributes.get(OUTPUT_MESSAGES)) is str else None for node in nodes]
 
     def issue_positions(self, node: SpanNode, call_ids: list[str | None]) -> dict[str | None, int] | None:
-        # Parsed, never searched for as text: an argument may hold another call's id.
         raw = node.attributes.get(OUTPUT_MESSAGES)
         if not isinstance(raw, str):
             return {}
+        # Each id's `"id": "..."` found once and only once in the text orders the ids as parsing
+        # would, without parsing; anything less certain (an argument holding that very key and
+        # value, an id JSON escapes) is parsed.
+        offsets: dict[str | None, int] = {}
+        for call_id in call_ids:
+            if call_id is None or not messages.is_literal(call_id):
+                break
+            spaced, compact = f'"id": "{call_id}"', f'"id":"{call_id}"'
+            if raw.count(spaced) + raw.count(compact) != 1:
+                break
+            offsets[call_id] = max(raw.find(spaced), raw.find(compact))
+        else:
+            return offsets
         positions: dict[str | None, int] = {}
         for position, call_id in enumerate(messages.tool_call_ids(raw)):
             positions.setdefault(call_id, position)

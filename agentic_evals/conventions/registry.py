@@ -272,8 +272,12 @@ class Registry:
             answer: Arguments | None = ask(node)
             if answer is not None:
                 return answer
-        # The switch of the most specific family recognising the span or a span around it (a
-        # pydantic-ai tool span is a plain GenAI one; its agent run says whose it is).
+        return NOT_RECORDED_ANYWHERE
+
+    def not_recorded(self, node: SpanNode) -> Arguments:
+        """`NOT_RECORDED_ANYWHERE` with the content switch of the most specific family recognising
+        the span or a span around it (a pydantic-ai tool span is a plain GenAI one; its agent run says
+        whose it is): asked only of the calls a record is made for."""
         return Arguments(None, None, not_recorded(self.content_switch(_lineage(node)) or GENERIC_CONTENT_SWITCH))
 
     def content_switch(self, nodes: Iterable[SpanNode]) -> str | None:
@@ -376,6 +380,11 @@ class Registry:
     def response_text(self, node: SpanNode) -> str | None:
         answer: str | None = _first(self._asked['response_text'], node)
         return answer
+
+
+NOT_RECORDED_ANYWHERE = Arguments(None, None, not_recorded(GENERIC_CONTENT_SWITCH))
+"""What `Registry.arguments` answers for a span no family recorded arguments on (`Registry.not_recorded`
+names the switch)."""
 
 
 def _lineage(node: SpanNode, depth: int = 64) -> list[SpanNode]:

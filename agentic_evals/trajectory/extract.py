@@ -22,7 +22,7 @@ from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 from ..conventions.arguments import load_json, parse_arguments
 from ..conventions.family import Arguments, IssuedCall, SpanKind
 from ..conventions.genai import is_side_span
-from ..conventions.registry import REGISTRY
+from ..conventions.registry import NOT_RECORDED_ANYWHERE, REGISTRY
 from .account import TraceAccount
 from .agents import Adopters, agent_structure, path_by_climbing
 from .issue_order import Issuers, in_issue_order
@@ -243,7 +243,7 @@ class SpanSource:
             return own, None
         issued = self._issuers_of().issued_call(position)
         if own.parsed is not None or issued is None or issued.arguments is None:
-            return own, issued
+            return (REGISTRY.not_recorded(node) if own is NOT_RECORDED_ANYWHERE else own), issued
         return joined_arguments(own, issued.arguments), issued
 
     def make_requests(self) -> tuple[ModelRequest, ...]:

@@ -363,5 +363,5 @@ def test_autogen_tool_spans() -> None:
     assert REGISTRY.arguments(recorded).parsed == {'city': 'Paris'}
     problem = REGISTRY.arguments(failed).problem
     assert problem is not None and problem.startswith("not recorded: AutoGen's tool spans")
-    assert REGISTRY.arguments(other).problem == NOT_RECORDED
+    assert REGISTRY.arguments(other).parsed is None and REGISTRY.not_recorded(other).problem == NOT_RECORDED
     assert [f for f in REGISTRY.families_in([failed, recorded, other]) if f == 'autogen'] == ['autogen']
