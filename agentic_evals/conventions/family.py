@@ -230,6 +230,13 @@ class Family:
         """The agent's name when `node` is one agent run."""
         return None
 
+    def starts_in_issue_order(self, node: SpanNode) -> bool:
+        """Whether this tool-call span is one of a framework that starts the spans of a response's
+        calls one after another in the order the response issued them (so strictly increasing start
+        times are issue order, and the response need not be read). Frameworks that run calls as
+        tasks, threads or with millisecond clocks say no (the default)."""
+        return False
+
     def loses_parent_run(self, agent: SpanNode) -> bool:
         """Whether this agent-run span may hang from the trace's root although it ran inside a tool
         call (OpenLLMetry's sub-agents do): the agent structure then nests it in that call."""

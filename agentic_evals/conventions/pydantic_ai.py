@@ -80,6 +80,12 @@ class PydanticAI(Family):
         msg = node.attributes.get(LOGFIRE_MSG)
         return isinstance(msg, str) and msg.startswith(TOOL_MSG_PREFIXES)
 
+    def starts_in_issue_order(self, node: SpanNode) -> bool:
+        # pydantic-ai opens the span of each call it runs in the response's order before awaiting
+        # any (a call rejected by validation is the exception, put back by its own rule).
+        msg = node.attributes.get(LOGFIRE_MSG)
+        return (type(msg) is str and msg.startswith(TOOL_MSG_PREFIXES[0])) or node.name == V2_TOOL_SPAN
+
     def arguments(self, node: SpanNode) -> Arguments | None:
         found = recorded_arguments(node.attributes, (genai.TOOL_CALL_ARGUMENTS, V2_TOOL_ARGUMENTS))
         value = None if found is None else found.parsed

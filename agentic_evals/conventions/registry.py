@@ -197,6 +197,7 @@ class Registry:
                 'issued',
                 'issued_texts',
                 'issue_positions',
+                'starts_in_issue_order',
                 'agent_run',
                 'run_prompt',
                 'span_prompt',
@@ -206,6 +207,11 @@ class Registry:
         }
         self._agent_run = self._asked['agent_run']
         self._arguments = self._asked['arguments']
+        self._in_order = tuple(
+            f.starts_in_issue_order
+            for f in self.families
+            if type(f).starts_in_issue_order is not Family.starts_in_issue_order
+        )
         self._losing = tuple(f for f in self.families if type(f).loses_parent_run is not Family.loses_parent_run)
 
     def families_in(self, nodes: Iterable[SpanNode], families: Sequence[Family] | None = None) -> list[str]:
@@ -361,6 +367,17 @@ class Registry:
             if name is not None:
                 return name
         return None
+
+    def starts_in_issue_order(self, node: SpanNode) -> bool:
+        for ask in self._in_order:  # noqa: SIM110  # a loop: asked for every call of a multi-call response
+            if ask(node):
+                return True
+        return False
+
+    @property
+    def in_order_check(self) -> Callable[[SpanNode], bool]:
+        """`starts_in_issue_order`, as the one family's method when one family answers it (a call less per span)."""
+        return self._in_order[0] if len(self._in_order) == 1 else self.starts_in_issue_order
 
     def loses_parent_run(self, agent: SpanNode) -> bool:
         return any(family.loses_parent_run(agent) for family in self._losing)

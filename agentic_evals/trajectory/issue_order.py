@@ -347,7 +347,7 @@ def _parallel_tasks_in_issue_order(
         end = index + 1
         while end < len(sequence) and end not in starts and _one_run(calls[end - 1][SPAN], calls[end][SPAN], registry):
             end += 1
-        if end - index > 1:
+        if end - index > 1 and not _started_in_issue_order(calls, sequence, index, end, registry):
             changed = _issue_order_within(calls, sequence, index, end, issuers_of()) or changed
         index = end
     return sequence if changed or order is not None else None
@@ -363,6 +363,23 @@ def _one_run(a: SpanNode, b: SpanNode, registry: Registry) -> bool:
     return not (pa is not None and registry.agent_run(pa) is not None) and not (
         pb is not None and registry.agent_run(pb) is not None
     )
+
+
+def _started_in_issue_order(calls: list[Call], sequence: list[int], start: int, end: int, registry: Registry) -> bool:
+    """Whether the calls at `sequence[start:end]` are known to be in issue order without reading the
+    response: every span is of a framework that starts calls in issue order (pydantic-ai), and their
+    start times strictly increase (no tie left to insertion order)."""
+    in_order = registry.in_order_check
+    previous = None
+    for slot in range(start, end):
+        node, _, kind = calls[sequence[slot]]
+        if kind == 'invalid':
+            continue  # started ahead of its siblings, and put in its place by `in_issue_order` already
+        started = node.start_timestamp
+        if (previous is not None and started <= previous) or not in_order(node):
+            return False
+        previous = started
+    return True
 
 
 def _issue_order_within(calls: list[Call], sequence: list[int], start: int, end: int, issuers: Issuers) -> bool:
