@@ -73,3 +73,28 @@ def test_support_fixtures_score_the_same_in_every_format(path: Path) -> None:
             'shipping_faq:ToolCorrectness',
         ]
     assert report.failures == []
+
+
+def test_the_framework_fixtures_load_as_one_trace_per_file_with_no_warning() -> None:
+    """Each file's trace ids are its own (`fixtures/frameworks/regenerate.py`), and the folder's project
+    files (generators, pins, package manifests) are not traces: the first folder a new user points
+    the tool at loads cleanly. A file holds one run, beside which AutoGen writes each agent object's
+    `create_agent` side trace, and the LangGraph.js route that does not propagate its context holds
+    the sub-agent's run in a second trace."""
+    from agentic_evals import load_traces
+    from agentic_evals.offline.matching import is_side_trace
+
+    folder = Path(__file__).resolve().parent.parent / 'fixtures' / 'frameworks'
+    warnings: list[str] = []
+    runs: dict[Path, int] = {}
+    for trace in load_traces(folder, on_warning=warnings.append):
+        assert len(trace.sources) == 1 and not trace.warnings, (trace.trace_id, trace.sources, trace.warnings)
+        if not is_side_trace(trace):
+            runs[trace.sources[0]] = runs.get(trace.sources[0], 0) + 1
+    assert warnings == []
+    files = sorted(folder.glob('*/*.otlp.jsonl'))
+    assert sorted(runs) == files
+    assert {path.relative_to(folder).as_posix() for path, n in runs.items() if n > 1} == {
+        'langgraph_js/openinference-unpropagated.sdk.otlp.jsonl',
+        'langgraph_js/openinference-unpropagated.collector.otlp.jsonl',
+    }

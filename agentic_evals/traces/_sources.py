@@ -24,8 +24,31 @@ from pathlib import Path
 from ..errors import FileError
 
 _GLOB_CHARACTERS = frozenset('*?[')
-_NOT_TRACES = frozenset({'.md', '.rst', '.py', '.yaml', '.yml', '.toml', '.ini', '.cfg', '.csv', '.html', '.xml'})
-"""Suffixes of files skipped inside directories (datasets and notes often sit next to traces)."""
+_NOT_TRACES = frozenset(
+    {
+        '.md',
+        '.rst',
+        '.py',
+        '.yaml',
+        '.yml',
+        '.toml',
+        '.ini',
+        '.cfg',
+        '.csv',
+        '.html',
+        '.xml',
+        '.js',
+        '.mjs',
+        '.cjs',
+        '.ts',
+    }
+)
+"""Suffixes of files skipped inside directories (datasets, notes and the scripts that wrote the
+traces often sit next to them)."""
+_NOT_TRACE_NAMES = ('package.json', 'package-lock.json', 'tsconfig.json', 'requirements*.txt')
+"""Package manifests skipped inside directories, by name (a project's own files beside its traces)."""
+_NOT_TRACE_DIRECTORIES = frozenset({'node_modules', '__pycache__'})
+"""Directories never walked into: installed packages and caches, never traces."""
 
 Warn = Callable[[str], None]
 
@@ -61,7 +84,7 @@ def _walk(directory: Path, warn: Warn) -> list[tuple[Path, bool]]:
             raise FileError(current, f'cannot list this directory: {error.strerror or error}') from None
         below: list[tuple[Path, frozenset[tuple[int, int]]]] = []
         for entry in entries:
-            if entry.name.startswith('.'):
+            if entry.name.startswith('.') or entry.name in _NOT_TRACE_DIRECTORIES:
                 continue
             path = Path(entry.path)
             try:
@@ -86,7 +109,12 @@ def _walk(directory: Path, warn: Warn) -> list[tuple[Path, bool]]:
 
 
 def _directory_files(directory: Path, warn: Warn) -> list[Path]:
-    return [path for path, is_dir in _walk(directory, warn) if not is_dir and path.suffix.lower() not in _NOT_TRACES]
+    return [path for path, is_dir in _walk(directory, warn) if not is_dir and not _project_file(path)]
+
+
+def _project_file(path: Path) -> bool:
+    """Whether a file found by a walk is one of the project files that sit beside traces (skipped silently)."""
+    return path.suffix.lower() in _NOT_TRACES or any(fnmatch.fnmatch(path.name, name) for name in _NOT_TRACE_NAMES)
 
 
 def _accepts(parts: tuple[str, ...], pattern: tuple[str, ...]) -> tuple[bool, bool]:
@@ -125,7 +153,7 @@ def _recursive_glob(pattern: str, warn: Warn) -> list[Path]:
         if is_dir:
             continue
         matched, inside = _accepts(path.relative_to(root).parts, parts[fixed:])
-        if matched or (inside and path.suffix.lower() not in _NOT_TRACES):
+        if matched or (inside and not _project_file(path)):
             files.append(path)
     return files
 

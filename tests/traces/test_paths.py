@@ -124,7 +124,7 @@ def test_a_path_with_a_nul_character_is_a_one_line_error() -> None:
 
 STRAY = {
     'notes.txt': b'remember to rerun the flaky case\n',
-    'package.json': json.dumps({'name': 'ui', 'version': '1.0.0', 'dependencies': {}}, indent=2).encode(),
+    'ui.json': json.dumps({'name': 'ui', 'version': '1.0.0', 'dependencies': {}}, indent=2).encode(),
     'report.json': json.dumps({'schema': 'agentic-evals/report@1', 'cases': []}).encode() + b'\n',
     'empty.jsonl': b'',
     'numbers.json': b'[1, 2, 3]\n',
@@ -132,7 +132,7 @@ STRAY = {
 }
 STRAY_PROBLEMS = {
     'notes.txt': "unknown format: text that is not JSON (it starts with 'remember to rerun the flaky case\\n')",
-    'package.json': "unknown format: a JSON object that is not an OTLP request or a Jaeger export (keys: 'dependencies', 'name', 'version')",
+    'ui.json': "unknown format: a JSON object that is not an OTLP request or a Jaeger export (keys: 'dependencies', 'name', 'version')",
     'report.json': "unknown format: a JSON object that is not an OTLP request or a Jaeger export (keys: 'cases', 'schema')",
     'empty.jsonl': 'empty file',
     'numbers.json': 'unknown format: a number, not an OTLP request or a Jaeger export',
@@ -185,3 +185,17 @@ def test_a_trace_file_with_a_bad_line_in_a_directory_is_still_an_error(tmp_path:
     error = load_error(runs)
 
     assert error.path == runs / 'c.jsonl' and error.line == 2
+
+
+def test_the_project_files_beside_traces_are_skipped_without_a_word(tmp_path: Path) -> None:
+    """A folder of traces often holds what made them: generators, pinned packages, installed modules (a
+    glob reads what it names, as before)."""
+    support = Path(__file__).resolve().parents[2] / 'fixtures' / 'support' / 'baseline.otlp.jsonl'
+    (tmp_path / 'run.otlp.jsonl').write_bytes(support.read_bytes())
+    for name in ('package.json', 'package-lock.json', 'requirements.txt', 'requirements-dev.txt', 'generate.mjs'):
+        (tmp_path / name).write_text('{"name": "x"}\n')
+    (tmp_path / 'node_modules' / 'lib').mkdir(parents=True)
+    (tmp_path / 'node_modules' / 'lib' / 'tsconfig.json').write_text('{"compilerOptions": {}}\n')
+    warnings: list[str] = []
+    traces = list(load_traces(tmp_path, on_warning=warnings.append))
+    assert traces and warnings == []
