@@ -27,6 +27,9 @@ class TreeBuilder:
     """Appends spans with strictly increasing timestamps; `build()` returns the `SpanTree`."""
 
     trace_id: int = 1
+    generic: bool = False
+    """Tool spans as a plain GenAI instrumentation writes them, without pydantic-ai's `logfire.msg`
+    (pydantic-ai starts a response's calls in issue order; other frameworks need not)."""
     nodes: list[SpanNode] = field(default_factory=list)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _clock: itertools.count[int] = field(default_factory=lambda: itertools.count(0))
@@ -70,11 +73,9 @@ class TreeBuilder:
         start: int | None = None,
         **attributes: AttributeValue,
     ) -> SpanNode:
-        attrs: dict[str, Any] = {
-            'gen_ai.operation.name': 'execute_tool',
-            'gen_ai.tool.name': name,
-            'logfire.msg': f'running tool: {name}',
-        }
+        attrs: dict[str, Any] = {'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name}
+        if not self.generic:
+            attrs['logfire.msg'] = f'running tool: {name}'
         if arguments is not None:
             attrs['gen_ai.tool.call.arguments'] = arguments if isinstance(arguments, str) else json.dumps(arguments)
         if call_id is not None:

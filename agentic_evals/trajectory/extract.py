@@ -102,6 +102,7 @@ class SpanSource:
     __slots__ = (
         '_account',
         '_adopters_made',
+        '_climbs',
         '_counts',
         '_issuers',
         '_nodes',
@@ -123,6 +124,7 @@ class SpanSource:
         self._structure: AgentStructure | None = None
         self._adopters_made: Adopters | None = None
         self._account: TraceAccount | None = None
+        self._climbs = 0
 
     def _adopters(self) -> Adopters:
         """The calls, for a record whose outermost agent run may have lost its link to one."""
@@ -199,10 +201,14 @@ class SpanSource:
         calls = self._calls()
         issuers = self._issuers_of()
         node, name, kind = calls[index]
-        # One record needs one path: climbing its ancestors beats walking the tree for all of them.
+        # One record needs one path: climbing its ancestors beats walking the tree for all of them;
+        # past a few records, one walk for every path beats a climb each.
+        if self._structure is None and self._climbs >= _CLIMBS_BEFORE_WALKING:
+            self.agent_structure()
         if self._structure is not None:
             path = self._structure.call_paths[index]
         else:
+            self._climbs += 1
             path = path_by_climbing(node, self._adopters)
         position = self._position(index)
         arguments, issued = self._arguments(position)
@@ -265,13 +271,7 @@ class SpanSource:
     def _make_account(self) -> TraceAccount:
         walked = self._walk()
         issuers = self._issuers_of()
-        listed: dict[int, list[IssuedCall]] = {}
-
-        def issued_by(request: int) -> list[IssuedCall]:
-            found = listed.get(request)
-            if found is None:
-                found = listed[request] = REGISTRY.issued(walked.requests[request][REQUEST_SPAN])
-            return found
+        issued_by = issuers.issued
 
         from_spans = from_responses = missing = results = 0
         matched: set[tuple[int, int]] = set()  # (request, place in its issued calls)
@@ -383,6 +383,8 @@ EMPTY_TRACE = (
     " another tracer provider than the one the agent's spans go to"
 )
 _MODEL_SPANS_ADVICE = 'instrument the model client too, so each model request has a span (see docs/frameworks.md)'
+_CLIMBS_BEFORE_WALKING = 16
+"""Records whose agent path is found by climbing before the whole agent structure is walked once."""
 _RESPONSES_READ = 10_000
 """At most this many responses are read for the calls they issued, on a trace with no tool span."""
 

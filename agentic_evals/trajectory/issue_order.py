@@ -49,6 +49,7 @@ class Issuers:
         '_calls',
         '_found',
         '_id_scans',
+        '_issued',
         '_registry',
         '_requests',
         '_scans',
@@ -67,6 +68,7 @@ class Issuers:
         self._id_scans: dict[str, int | None] = {}
         self._texts: tuple[str, list[int]] | None = None
         self._call_ids: set[int] | None = None
+        self._issued: dict[int, list[IssuedCall]] = {}
 
     def __call__(self, index: int) -> int | None:
         found = self._found
@@ -98,7 +100,7 @@ class Issuers:
             request = self._requests[candidate][REQUEST_SPAN]
             if not _call_ancestors(request, self._call_spans()) <= around:
                 continue  # made inside another call: a sub-agent's response
-            if any(call.name == name for call in self._registry.issued(request)):
+            if any(call.name == name for call in self.issued(candidate)):
                 return candidate
         return None
 
@@ -113,7 +115,7 @@ class Issuers:
         issuer = self(index)
         if issuer is None:
             return None
-        issued = self._registry.issued(self._requests[issuer][REQUEST_SPAN])
+        issued = self.issued(issuer)
         if not issued:
             return None
         call_id = self._registry.call_id(self._calls[index][SPAN])
@@ -137,6 +139,13 @@ class Issuers:
                 break
         return same_name[earlier] if earlier < len(same_name) else None
 
+    def issued(self, issuer: int) -> list[IssuedCall]:
+        """The calls request `issuer` issued (parsed once per request)."""
+        found = self._issued.get(issuer)
+        if found is None:
+            found = self._issued[issuer] = self._registry.issued(self._requests[issuer][REQUEST_SPAN])
+        return found
+
     def positions(self, issuer: int, slots: list[int]) -> dict[int, int]:
         """Walk position -> place in the issuing response, for calls `slots` that `issuer` issued
         (a call the response does not list is left out)."""
@@ -145,7 +154,7 @@ class Issuers:
         if all(call_id is not None for call_id in ids):
             by_id = self._registry.issue_positions(node, ids)
             return {slot: by_id[call_id] for slot, call_id in zip(slots, ids, strict=True) if call_id in by_id}
-        issued = self._registry.issued(node)
+        issued = self.issued(issuer)
         places: dict[int, int] = {}
         taken: set[int] = set()
         for slot, call_id in zip(slots, ids, strict=True):
@@ -367,16 +376,17 @@ def _one_run(a: SpanNode, b: SpanNode, registry: Registry) -> bool:
 
 def _started_in_issue_order(calls: list[Call], sequence: list[int], start: int, end: int, registry: Registry) -> bool:
     """Whether the calls at `sequence[start:end]` are known to be in issue order without reading the
-    response: every span is of a framework that starts calls in issue order (pydantic-ai), and their
-    start times strictly increase (no tie left to insertion order)."""
+    response: every span is of a framework that starts calls in issue order (pydantic-ai), all under
+    one parent (its layout), and their start times strictly increase (no tie left to insertion order)."""
     in_order = registry.in_order_check
     previous = None
+    parent = calls[sequence[start]][SPAN].parent
     for slot in range(start, end):
         node, _, kind = calls[sequence[slot]]
         if kind == 'invalid':
             continue  # started ahead of its siblings, and put in its place by `in_issue_order` already
         started = node.start_timestamp
-        if (previous is not None and started <= previous) or not in_order(node):
+        if (previous is not None and started <= previous) or node.parent is not parent or not in_order(node):
             return False
         previous = started
     return True

@@ -501,7 +501,7 @@ def test_a_conversation_as_the_expectation(form: str) -> None:
 
 
 def test_the_actual_side_as_a_trajectory_a_conversation_or_a_list_of_calls() -> None:
-    b = TreeBuilder()
+    b = TreeBuilder(generic=True)
     root = b.agent('main')
     b.chat(root, issued=['1'])
     b.tool('lookup', root, arguments={'id': 'A1'}, call_id='1')

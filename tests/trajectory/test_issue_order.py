@@ -111,7 +111,7 @@ def test_a_call_without_an_id_gets_it_from_the_response_that_issued_it() -> None
 
 def test_parallel_tasks_take_the_order_their_response_issued_them_in() -> None:
     """Calls run as tasks under spans of their own (LangGraph's `tools`) start in any order."""
-    b = TreeBuilder()
+    b = TreeBuilder(generic=True)
     run = b.agent('main')
     b.chat(run, issued=['first', 'second'])
     tasks = [b.span('tools', run, start=10), b.span('tools', run, start=11)]

@@ -65,7 +65,7 @@ def messages(calls: list[Issued]) -> str:
 
 
 def build(run: Run) -> SpanTree:
-    b = TreeBuilder()
+    b = TreeBuilder(generic=True)
     agent: dict[str, Any] = {'gen_ai.agent.name': 'main', 'gen_ai.operation.name': 'invoke_agent'}
     root = b.span('invoke_agent main', start=0, **agent)
     for r, (issued, spans) in enumerate(zip(run.responses, run.spans, strict=True)):
@@ -181,7 +181,7 @@ def test_recorded_arguments_tell_same_name_calls_apart_in_order(run: Run) -> Non
 
 
 def test_recorded_arguments_tell_same_name_calls_apart_when_reversed() -> None:
-    b = TreeBuilder()
+    b = TreeBuilder(generic=True)
     root = b.agent('main')
     b.chat(root, **{'gen_ai.output.messages': messages([Issued('c1', 'a', {'x': 1}), Issued('c2', 'a', {'x': 2})])})
     b.tool('a', root, arguments={'x': 2})
@@ -267,7 +267,7 @@ bare_values = st.one_of(
 @given(bare_values, st.sampled_from(KEYS), values, st.booleans())
 def test_a_bare_value_gets_the_one_parameter_name(bare: tuple[str, Any], key: str, issued: Any, with_id: bool) -> None:
     raw, value = bare
-    b = TreeBuilder()
+    b = TreeBuilder(generic=True)
     root = b.agent('main')
     b.chat(root, **{'gen_ai.output.messages': messages([Issued('c1', 'weather', {key: issued})])})
     b.tool('weather', root, arguments=raw, call_id='c1' if with_id else None)
@@ -279,7 +279,7 @@ def test_a_bare_value_gets_the_one_parameter_name(bare: tuple[str, Any], key: st
 @given(bare_values, st.booleans())
 def test_a_bare_value_for_two_parameters_stays_the_spans(bare: tuple[str, Any], with_id: bool) -> None:
     raw, _ = bare
-    b = TreeBuilder()
+    b = TreeBuilder(generic=True)
     root = b.agent('main')
     b.chat(root, **{'gen_ai.output.messages': messages([Issued('c1', 'weather', {'city': 'x', 'n': 1})])})
     b.tool('weather', root, arguments=raw, call_id='c1' if with_id else None)
