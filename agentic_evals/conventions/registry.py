@@ -280,6 +280,11 @@ class Registry:
                 return answer
         return NOT_RECORDED_ANYWHERE
 
+    @property
+    def switching(self) -> tuple[Family, ...]:
+        """The families with a `content_switch`, in registry order."""
+        return tuple(f for f in self.families if f.content_switch is not None)
+
     def not_recorded(self, node: SpanNode) -> Arguments:
         """`NOT_RECORDED_ANYWHERE` with the content switch of the most specific family recognising
         the span or a span around it (a pydantic-ai tool span is a plain GenAI one; its agent run says

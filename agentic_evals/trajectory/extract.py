@@ -20,7 +20,7 @@ from typing import Any
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
 from ..conventions.arguments import load_json, parse_arguments
-from ..conventions.family import Arguments, IssuedCall, SpanKind
+from ..conventions.family import GENERIC_CONTENT_SWITCH, Arguments, Family, IssuedCall, SpanKind, not_recorded
 from ..conventions.genai import is_side_span
 from ..conventions.registry import NOT_RECORDED_ANYWHERE, REGISTRY
 from .account import TraceAccount
@@ -110,6 +110,7 @@ class SpanSource:
         '_ordered',
         '_requests',
         '_structure',
+        '_switches',
         '_walked',
     )
 
@@ -125,6 +126,7 @@ class SpanSource:
         self._adopters_made: Adopters | None = None
         self._account: TraceAccount | None = None
         self._climbs = 0
+        self._switches: dict[int, int] = {}
 
     def _adopters(self) -> Adopters:
         """The calls, for a record whose outermost agent run may have lost its link to one."""
@@ -239,6 +241,35 @@ class SpanSource:
         arguments, _ = self._arguments(self._position(index))
         return arguments.parsed, arguments.problem
 
+    def _not_recorded(self, node: SpanNode) -> Arguments:
+        """`REGISTRY.not_recorded(node)`: the switch of the first family (in registry order) that
+        recognises the span or a span around it, with what is found for each ancestor kept, since
+        siblings share theirs."""
+        switching = _SWITCHING
+        first = min(self._first_switching(node, switching), self._around(node.parent, switching))
+        switch = switching[first].content_switch if first < len(switching) else None
+        return Arguments(None, None, not_recorded(switch or GENERIC_CONTENT_SWITCH))
+
+    @staticmethod
+    def _first_switching(node: SpanNode, switching: tuple[Family, ...]) -> int:
+        return next((i for i, family in enumerate(switching) if family.recognises(node)), len(switching))
+
+    def _around(self, node: SpanNode | None, switching: tuple[Family, ...]) -> int:
+        """The first switching family recognising `node` or an ancestor (iterative, memoised per span)."""
+        chain: list[SpanNode] = []
+        found = len(switching)
+        while node is not None and len(chain) < 64:
+            known = self._switches.get(id(node))
+            if known is not None:
+                found = known
+                break
+            chain.append(node)
+            node = node.parent
+        for span in reversed(chain):
+            found = min(found, self._first_switching(span, switching))
+            self._switches[id(span)] = found
+        return found
+
     def _arguments(self, position: int) -> tuple[Arguments, IssuedCall | None]:
         """Call `position`'s arguments (walk order) and the call as its response issued it (when
         looked up): the span's own when it records an object; otherwise the issuing response's, and
@@ -249,7 +280,7 @@ class SpanSource:
             return own, None
         issued = self._issuers_of().issued_call(position)
         if own.parsed is not None or issued is None or issued.arguments is None:
-            return (REGISTRY.not_recorded(node) if own is NOT_RECORDED_ANYWHERE else own), issued
+            return (self._not_recorded(node) if own is NOT_RECORDED_ANYWHERE else own), issued
         return joined_arguments(own, issued.arguments), issued
 
     def make_requests(self) -> tuple[ModelRequest, ...]:
@@ -383,6 +414,7 @@ EMPTY_TRACE = (
     " another tracer provider than the one the agent's spans go to"
 )
 _MODEL_SPANS_ADVICE = 'instrument the model client too, so each model request has a span (see docs/frameworks.md)'
+_SWITCHING = REGISTRY.switching
 _CLIMBS_BEFORE_WALKING = 16
 """Records whose agent path is found by climbing before the whole agent structure is walked once."""
 _RESPONSES_READ = 10_000

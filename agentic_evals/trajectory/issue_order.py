@@ -51,6 +51,7 @@ class Issuers:
         '_id_scans',
         '_issued',
         '_registry',
+        '_request_calls',
         '_requests',
         '_scans',
         '_texts',
@@ -69,6 +70,7 @@ class Issuers:
         self._texts: tuple[str, list[int]] | None = None
         self._call_ids: set[int] | None = None
         self._issued: dict[int, list[IssuedCall]] = {}
+        self._request_calls: dict[int, set[int]] = {}
 
     def __call__(self, index: int) -> int | None:
         found = self._found
@@ -94,14 +96,21 @@ class Issuers:
         if self._before is None:
             self._before = [request[CALLS_BEFORE] for request in self._requests]
         node, name = self._calls[index][SPAN], self._calls[index][NAME]
-        around = _call_ancestors(node, self._call_spans())
+        around: set[int] | None = None
         position = bisect_right(self._before, index) - 1
         for candidate in range(position, max(-1, position - _NAME_SCAN_STEPS), -1):
-            request = self._requests[candidate][REQUEST_SPAN]
-            if not _call_ancestors(request, self._call_spans()) <= around:
-                continue  # made inside another call: a sub-agent's response
-            if any(call.name == name for call in self.issued(candidate)):
-                return candidate
+            if not any(call.name == name for call in self.issued(candidate)):
+                continue
+            inside = self._request_calls.get(candidate)
+            if inside is None:
+                inside = self._request_calls[candidate] = _call_ancestors(
+                    self._requests[candidate][REQUEST_SPAN], self._call_spans()
+                )
+            if inside:  # made inside a call: the call's own sub-agent's, unless this call is in it too
+                around = _call_ancestors(node, self._call_spans()) if around is None else around
+                if not inside <= around:
+                    continue
+            return candidate
         return None
 
     def _call_spans(self) -> set[int]:
