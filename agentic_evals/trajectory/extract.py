@@ -426,11 +426,15 @@ def joined_arguments(own: Arguments, issued: str) -> Arguments:
     parsed, problem = parse_arguments(issued)
     if own.raw is None:  # not recorded on the span: the response's, as the model wrote them
         return Arguments(parsed, issued, problem)
+    if parsed is None:
+        return own  # neither is an object (the model sent invalid JSON, recorded alike on both)
     bare = bare_value(own.raw)
-    if bare is _NOT_BARE or parsed is None or len(parsed) != 1:
-        return own  # the span recorded something else (invalid JSON the model sent, a list): its own
-    ((key, value),) = parsed.items()
-    return Arguments(parsed if value == bare else {key: bare}, own.raw, None)
+    if bare is not _NOT_BARE and len(parsed) == 1:  # one parameter: the value the span recorded, named
+        ((key, value),) = parsed.items()
+        return Arguments(parsed if value == bare else {key: bare}, own.raw, None)
+    # The span recorded something else than an object (a bare value for several parameters,
+    # positional values without their names, a list): the model's arguments, as it issued them.
+    return Arguments(parsed, issued, None)
 
 
 _NOT_BARE: Any = object()

@@ -286,7 +286,6 @@ def test_call_ids_come_from_the_issuing_generation() -> None:
     ]
 
 
-@pytest.mark.xfail(reason='needs the cross-check join', strict=True)
 def test_positional_arguments_are_named_by_the_issuing_call() -> None:
     b = TreeBuilder()
     run = observation(b, lf.AGENT, 'main')
