@@ -224,7 +224,7 @@ class SpanSource:
             arguments=arguments.parsed,
             raw_arguments=arguments.raw,
             arguments_problem=arguments.problem,
-            call_id=REGISTRY.call_id(node) or (issued.call_id if issued is not None else None),
+            call_id=issuers.call_id(position) or (issued.call_id if issued is not None else None),
             result=REGISTRY.result(node),
             status=status,
             failure_stage=REGISTRY.failure_stage(node) if status == 'failed' else None,
@@ -275,10 +275,11 @@ class SpanSource:
         looked up): the span's own when it records an object; otherwise the issuing response's, and
         a bare value recorded for a one-parameter tool gets that parameter's name from there."""
         node = self._walk().calls[position][SPAN]
-        own = REGISTRY.arguments(node)
-        if own.parsed is not None and REGISTRY.call_id(node) is not None:
+        issuers = self._issuers_of()
+        own = issuers.arguments(position)
+        if own.parsed is not None and issuers.call_id(position) is not None:
             return own, None
-        issued = self._issuers_of().issued_call(position)
+        issued = issuers.issued_call(position)
         if own.parsed is not None or issued is None or issued.arguments is None:
             return (self._not_recorded(node) if own is NOT_RECORDED_ANYWHERE else own), issued
         return joined_arguments(own, issued.arguments), issued
@@ -309,7 +310,7 @@ class SpanSource:
         ran_ids: set[str] = set()
         run_not_issued: list[str] = []
         for position, (node, name, _) in enumerate(walked.calls):
-            own = REGISTRY.arguments(node)
+            own = issuers.arguments(position)
             arguments, entry = self._arguments(position)
             if own.parsed is not None:
                 from_spans += 1
@@ -319,7 +320,7 @@ class SpanSource:
                 missing += 1
             results += REGISTRY.result(node) is not None
             entry = entry or issuers.issued_call(position)
-            call_id = REGISTRY.call_id(node) or (entry.call_id if entry is not None else None)
+            call_id = issuers.call_id(position) or (entry.call_id if entry is not None else None)
             if call_id is not None:
                 ran_ids.add(call_id)
             issuer = issuers(position)

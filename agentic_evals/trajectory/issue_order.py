@@ -14,11 +14,12 @@ from typing import Any
 from pydantic_evals.otel.span_tree import SpanNode
 
 from ..conventions.arguments import load_json
-from ..conventions.family import IssuedCall
+from ..conventions.family import Arguments, IssuedCall
 from ..conventions.messages import is_literal
 from ..conventions.registry import REGISTRY, Registry
 from .walk import CALLS_BEFORE, NAME, REQUEST_SPAN, SPAN, Call, Request
 
+_UNKNOWN = object()
 _SCAN_STEPS = 8
 """How far back a look-up scans the requests, once the first few have scanned all the way."""
 _SCANS_BEFORE_INDEXING = 16
@@ -50,6 +51,8 @@ class Issuers:
         '_found',
         '_id_scans',
         '_issued',
+        '_own_arguments',
+        '_own_ids',
         '_registry',
         '_request_calls',
         '_requests',
@@ -70,6 +73,8 @@ class Issuers:
         self._texts: tuple[str, list[int]] | None = None
         self._call_ids: set[int] | None = None
         self._issued: dict[int, list[IssuedCall]] = {}
+        self._own_ids: dict[int, object] = {}
+        self._own_arguments: dict[int, Arguments] = {}
         self._request_calls: dict[int, set[int]] = {}
 
     def __call__(self, index: int) -> int | None:
@@ -78,7 +83,7 @@ class Issuers:
             return found[index]
         issuer = self.direct(index)
         if issuer is None and self._requests:
-            call_id = self._registry.call_id(self._calls[index][SPAN])
+            call_id = self.call_id(index)
             if call_id is not None:
                 issuer = self._enclosing_issuer(index, call_id)
                 if issuer is None:
@@ -127,14 +132,14 @@ class Issuers:
         issued = self.issued(issuer)
         if not issued:
             return None
-        call_id = self._registry.call_id(self._calls[index][SPAN])
+        call_id = self.call_id(index)
         if call_id is not None:
             return next((call for call in issued if call.call_id == call_id), None)
         name = self._calls[index][NAME]
         same_name = [call for call in issued if call.name == name]
         if not same_name:
             return None
-        arguments = self._registry.arguments(self._calls[index][SPAN]).parsed
+        arguments = self.arguments(index).parsed
         if arguments is not None and len(same_name) > 1:  # the recorded arguments tell them apart
             alike = [call for call in same_name if _parsed(call.arguments) == arguments]
             if len(alike) == 1:
@@ -148,6 +153,20 @@ class Issuers:
                 break
         return same_name[earlier] if earlier < len(same_name) else None
 
+    def call_id(self, index: int) -> str | None:
+        """The call id the span of call `index` records (asked once per call)."""
+        found = self._own_ids.get(index, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self._own_ids[index] = self._registry.call_id(self._calls[index][SPAN])
+        return found  # type: ignore[return-value]
+
+    def arguments(self, index: int) -> Arguments:
+        """The arguments the span of call `index` records (read once per call)."""
+        found = self._own_arguments.get(index)
+        if found is None:
+            found = self._own_arguments[index] = self._registry.arguments(self._calls[index][SPAN])
+        return found
+
     def issued(self, issuer: int) -> list[IssuedCall]:
         """The calls request `issuer` issued (parsed once per request)."""
         found = self._issued.get(issuer)
@@ -159,7 +178,7 @@ class Issuers:
         """Walk position -> place in the issuing response, for calls `slots` that `issuer` issued
         (a call the response does not list is left out)."""
         node = self._requests[issuer][REQUEST_SPAN]
-        ids = [self._registry.call_id(self._calls[i][SPAN]) for i in slots]
+        ids = [self.call_id(i) for i in slots]
         if all(call_id is not None for call_id in ids):
             by_id = self._registry.issue_positions(node, ids)
             return {slot: by_id[call_id] for slot, call_id in zip(slots, ids, strict=True) if call_id in by_id}
@@ -168,7 +187,7 @@ class Issuers:
         taken: set[int] = set()
         for slot, call_id in zip(slots, ids, strict=True):
             name = self._calls[slot][NAME]
-            arguments = self._registry.arguments(self._calls[slot][SPAN]).parsed
+            arguments = self.arguments(slot).parsed
             candidates = [
                 place
                 for place, call in enumerate(issued)
