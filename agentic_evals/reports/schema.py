@@ -34,7 +34,7 @@ def report_schema() -> dict[str, Any]:
     types = [
         cls
         for cls in vars(document).values()
-        if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == document.__name__
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls)  # the document's own, and those it holds
     ]
     for cls in types:
         cls.__pydantic_config__ = ConfigDict(use_attribute_docstrings=True)  # type: ignore[attr-defined]
