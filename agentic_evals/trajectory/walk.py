@@ -286,6 +286,9 @@ def requests_of(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> lis
     for node in nodes:
         attributes = node.attributes
         if tool_key in attributes:
+            operation = attributes.get(operation_key)
+            if operation is not None and operation not in operations:
+                continue  # a tool span (`execute_tool`): its operation is no request's
             span_name = node.name
             if type(span_name) is str and (span_name.startswith(prefixes) or span_name in span_names):
                 continue
