@@ -380,9 +380,13 @@ def _parallel_tasks_in_issue_order(
     sequence = order or list(range(len(calls)))  # walk positions in call order so far
     changed = False
     index = 0
-    while index + 1 < len(sequence):
+    size = len(sequence)
+    while index + 1 < size:
         end = index + 1
-        while end < len(sequence) and end not in starts and _one_run(calls[end - 1][SPAN], calls[end][SPAN], registry):
+        while end < size and end not in starts:
+            a, b = calls[sequence[end - 1]][SPAN], calls[sequence[end]][SPAN]
+            if a.parent is not b.parent and not _one_run(a, b, registry):  # one parent: one run, no call
+                break
             end += 1
         if end - index > 1 and not _started_in_issue_order(calls, sequence, index, end, registry):
             changed = _issue_order_within(calls, sequence, index, end, issuers_of()) or changed
@@ -406,15 +410,18 @@ def _started_in_issue_order(calls: list[Call], sequence: list[int], start: int, 
     """Whether the calls at `sequence[start:end]` are known to be in issue order without reading the
     response: every span is of a framework that starts calls in issue order (pydantic-ai), all under
     one parent (its layout), and their start times strictly increase (no tie left to insertion order)."""
-    in_order = registry.in_order_check
+    first = calls[sequence[start]][SPAN]
+    if not registry.in_order_check(first):
+        return False
+    # Spans under one parent are one instrumentation's: the first call speaks for its siblings.
     previous = None
-    parent = calls[sequence[start]][SPAN].parent
+    parent = first.parent
     for slot in range(start, end):
         node, _, kind = calls[sequence[slot]]
         if kind == 'invalid':
             continue  # started ahead of its siblings, and put in its place by `in_issue_order` already
         started = node.start_timestamp
-        if (previous is not None and started <= previous) or node.parent is not parent or not in_order(node):
+        if node.parent is not parent or (previous is not None and started <= previous):
             return False
         previous = started
     return True
