@@ -376,21 +376,24 @@ def _parallel_tasks_in_issue_order(
     """
     if len(calls) < 2:
         return order
-    starts = {request[CALLS_BEFORE] for request in requests}  # a request walked before call i ends a run
     sequence = order or list(range(len(calls)))  # walk positions in call order so far
+    nodes = [calls[position][SPAN] for position in sequence]
+    parents = [node.parent for node in nodes]
+    # A run ends where a request was walked (its response's calls come after it) or where the
+    # next call is of another agent run; neighbours under one parent are one run, asked nothing.
+    ends = {request[CALLS_BEFORE] for request in requests}
+    ends.update(
+        k
+        for k in range(1, len(nodes))
+        if parents[k] is not parents[k - 1] and k not in ends and not _one_run(nodes[k - 1], nodes[k], registry)
+    )
+    ends.add(len(nodes))
     changed = False
-    index = 0
-    size = len(sequence)
-    while index + 1 < size:
-        end = index + 1
-        while end < size and end not in starts:
-            a, b = calls[sequence[end - 1]][SPAN], calls[sequence[end]][SPAN]
-            if a.parent is not b.parent and not _one_run(a, b, registry):  # one parent: one run, no call
-                break
-            end += 1
-        if end - index > 1 and not _started_in_issue_order(calls, sequence, index, end, registry):
-            changed = _issue_order_within(calls, sequence, index, end, issuers_of()) or changed
-        index = end
+    start = 0
+    for end in sorted(ends):
+        if end - start > 1 and not _started_in_issue_order(calls, sequence, start, end, registry):
+            changed = _issue_order_within(calls, sequence, start, end, issuers_of()) or changed
+        start = max(start, end)
     return sequence if changed or order is not None else None
 
 
