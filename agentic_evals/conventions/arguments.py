@@ -111,3 +111,14 @@ def recorded_arguments(attributes: Mapping[str, AttributeValue], keys: tuple[str
 def dump_json(value: Any) -> str:
     """A parsed value back to compact JSON text (what a response recorded as an object is compared as)."""
     return json.dumps(value, separators=(',', ':'), ensure_ascii=False, default=str)
+
+
+def json_or_none(raw: object) -> Any:
+    """`raw` parsed (depth-limited, as `load_json`) when it is JSON text, else `None`: what a recorded
+    attribute holds, for a reader that only wants it when it parses."""
+    if not isinstance(raw, str):
+        return None
+    try:
+        return load_json(raw)
+    except ValueError:
+        return None

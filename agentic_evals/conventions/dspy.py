@@ -44,7 +44,7 @@ from typing import Any, Final
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from .arguments import load_json
+from .arguments import json_or_none
 from .family import Answer, Classifier, FailureStage, Family, IssuedCall
 from .openinference import CHAIN, INPUT_VALUE, KWARGS, LLM, OUTPUT_VALUE, SPAN_KIND, TOOL, TOOL_NAME
 from .otel import EXCEPTION_MESSAGE
@@ -77,14 +77,7 @@ def _text(attributes: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _json(text: str | None) -> Any:
-    """`text` parsed (depth-limited), or `None` when it is not JSON."""
-    if text is None:
-        return None
-    try:
-        return load_json(text)
-    except ValueError:
-        return None
+_json = json_or_none
 
 
 def tool_name(node: SpanNode) -> str | None:

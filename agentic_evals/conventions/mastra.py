@@ -49,7 +49,7 @@ from typing import Any
 from pydantic_evals.otel.span_tree import SpanNode
 
 from . import genai, messages
-from .arguments import load_json, recorded_arguments
+from .arguments import json_or_none, recorded_arguments
 from .family import (
     IGNORED,
     MODEL_REQUEST,
@@ -202,13 +202,7 @@ def tool_call(node: SpanNode, notes: list[str]) -> Answer:
     return name, 'failed' if node.status == 'error' else 'ok'
 
 
-def _json(raw: object) -> Any:
-    if not isinstance(raw, str):
-        return None
-    try:
-        return load_json(raw)
-    except ValueError:
-        return None
+_json = json_or_none
 
 
 def _output_raw(node: SpanNode) -> str | None:

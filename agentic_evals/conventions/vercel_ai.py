@@ -39,7 +39,7 @@ from typing import Any
 from pydantic_evals.otel.span_tree import AttributeValue, SpanNode
 
 from . import genai
-from .arguments import load_json, recorded_arguments
+from .arguments import json_or_none, load_json, recorded_arguments
 from .family import (
     IGNORED,
     MODEL_REQUEST,
@@ -155,13 +155,7 @@ def _number(attributes: Mapping[str, AttributeValue], keys: tuple[str, ...]) -> 
     return None
 
 
-def _json(raw: object) -> Any:
-    if not isinstance(raw, str):
-        return None
-    try:
-        return load_json(raw)
-    except ValueError:
-        return None
+_json = json_or_none
 
 
 def _text_content(content: object) -> str | None:

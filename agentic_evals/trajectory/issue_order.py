@@ -9,11 +9,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable
 from itertools import accumulate
-from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
 
-from ..conventions.arguments import load_json
+from ..conventions.arguments import json_or_none
 from ..conventions.family import Arguments, IssuedCall
 from ..conventions.messages import is_literal
 from ..conventions.registry import REGISTRY, Registry
@@ -462,13 +461,7 @@ def _call_ancestors(node: SpanNode, calls: set[int]) -> set[int]:
     return found
 
 
-def _parsed(raw: str | None) -> Any:
-    if raw is None:
-        return None
-    try:
-        return load_json(raw)
-    except ValueError:
-        return None
+_parsed = json_or_none
 
 
 def _inside(node: SpanNode, outer: SpanNode) -> bool:
