@@ -451,10 +451,12 @@ def _issue_order_within(calls: list[Call], sequence: list[int], start: int, end:
 
 
 def _call_ancestors(node: SpanNode, calls: set[int]) -> set[int]:
-    """The calls (by span id) `node` was made inside."""
+    """The calls (by span id) `node` was made inside (a parent cycle, in a hand-built tree, ends the climb)."""
     found: set[int] = set()
+    seen: set[int] = set()
     parent = node.parent
-    while parent is not None:
+    while parent is not None and id(parent) not in seen:
+        seen.add(id(parent))
         if id(parent) in calls:
             found.add(id(parent))
         parent = parent.parent
@@ -462,16 +464,6 @@ def _call_ancestors(node: SpanNode, calls: set[int]) -> set[int]:
 
 
 _parsed = json_or_none
-
-
-def _inside(node: SpanNode, outer: SpanNode) -> bool:
-    """Whether `outer` is an ancestor of `node`."""
-    parent = node.parent
-    while parent is not None:
-        if parent is outer:
-            return True
-        parent = parent.parent
-    return False
 
 
 def _sibling_slots(calls: list[Call], first: int, run: int, issuer: int, issuers: Issuers) -> list[int]:
