@@ -206,6 +206,8 @@ class Registry:
             )
         }
         self._agent_run = self._asked['agent_run']
+        self.switching = tuple(f for f in self.families if f.content_switch is not None)
+        """The families with a `content_switch`, in registry order."""
         self._arguments = self._asked['arguments']
         self._in_order = tuple(
             f.starts_in_issue_order
@@ -280,20 +282,9 @@ class Registry:
                 return answer
         return NOT_RECORDED_ANYWHERE
 
-    @property
-    def switching(self) -> tuple[Family, ...]:
-        """The families with a `content_switch`, in registry order."""
-        return tuple(f for f in self.families if f.content_switch is not None)
-
     def not_recorded(self, node: SpanNode) -> Arguments:
-        """`NOT_RECORDED_ANYWHERE` with the content switch of the most specific family recognising
-        the span or a span around it (a pydantic-ai tool span is a plain GenAI one; its agent run says
-        whose it is): asked only of the calls a record is made for."""
-        return Arguments(None, None, not_recorded(self.content_switch(_lineage(node)) or GENERIC_CONTENT_SWITCH))
-
-    def content_switch(self, nodes: Iterable[SpanNode]) -> str | None:
-        """The content setting of the first family (in registry order) recognising one of `nodes`."""
-        return self._advice(nodes, 'content_switch')
+        """`NOT_RECORDED_ANYWHERE` naming the content switch that records arguments (`Switches`)."""
+        return Switches(self).not_recorded(node)
 
     def model_spans_advice(self, nodes: Iterable[SpanNode]) -> str | None:
         """What the families recognised in `nodes` advise when no model-request span was recorded."""
@@ -409,14 +400,41 @@ NOT_RECORDED_ANYWHERE = Arguments(None, None, not_recorded(GENERIC_CONTENT_SWITC
 names the switch)."""
 
 
-def _lineage(node: SpanNode, depth: int = 64) -> list[SpanNode]:
-    """`node` and its ancestors, nearest first (at most `depth` of them)."""
-    found = [node]
-    parent = node.parent
-    while parent is not None and len(found) < depth:
-        found.append(parent)
-        parent = parent.parent
-    return found
+class Switches:
+    """Why a call has no arguments, naming the content switch of the first family (in registry order)
+    that recognises its span or a span around it (a pydantic-ai tool span is a plain GenAI one; its
+    agent run says whose it is). What each ancestor span was found to be is kept, since sibling calls
+    share theirs: one per trajectory, asked only of the calls a record is made for."""
+
+    _DEPTH = 64
+
+    def __init__(self, registry: Registry) -> None:
+        self._switching = registry.switching
+        self._around: dict[int, int] = {}  # span -> the first switching family of it and its ancestors
+
+    def not_recorded(self, node: SpanNode) -> Arguments:
+        first = min(self._first(node), self._of_ancestors(node.parent))
+        switch = self._switching[first].content_switch if first < len(self._switching) else None
+        return Arguments(None, None, not_recorded(switch or GENERIC_CONTENT_SWITCH))
+
+    def _first(self, node: SpanNode) -> int:
+        return next((i for i, family in enumerate(self._switching) if family.recognises(node)), len(self._switching))
+
+    def _of_ancestors(self, node: SpanNode | None) -> int:
+        """Iterative, at most `_DEPTH` spans up (a parent cycle in a hand-built tree ends there)."""
+        chain: list[SpanNode] = []
+        found = len(self._switching)
+        while node is not None and len(chain) < self._DEPTH:
+            known = self._around.get(id(node))
+            if known is not None:
+                found = known
+                break
+            chain.append(node)
+            node = node.parent
+        for span in reversed(chain):
+            found = min(found, self._first(span))
+            self._around[id(span)] = found
+        return found
 
 
 def _classifiers(tables: Iterable[Mapping[str, Classifier]]) -> tuple[tuple[str, Classifier], ...]:

@@ -20,9 +20,9 @@ from typing import Any
 from pydantic_evals.otel.span_tree import SpanNode, SpanTree
 
 from ..conventions.arguments import load_json, parse_arguments
-from ..conventions.family import GENERIC_CONTENT_SWITCH, Arguments, Family, IssuedCall, SpanKind, not_recorded
+from ..conventions.family import Arguments, IssuedCall, SpanKind
 from ..conventions.genai import is_side_span
-from ..conventions.registry import NOT_RECORDED_ANYWHERE, REGISTRY
+from ..conventions.registry import NOT_RECORDED_ANYWHERE, REGISTRY, Switches
 from .account import TraceAccount
 from .agents import Adopters, agent_structure, path_by_climbing
 from .issue_order import Issuers, in_issue_order
@@ -126,7 +126,7 @@ class SpanSource:
         self._adopters_made: Adopters | None = None
         self._account: TraceAccount | None = None
         self._climbs = 0
-        self._switches: dict[int, int] = {}
+        self._switches: Switches | None = None
 
     def _adopters(self) -> Adopters:
         """The calls, for a record whose outermost agent run may have lost its link to one."""
@@ -242,33 +242,9 @@ class SpanSource:
         return arguments.parsed, arguments.problem
 
     def _not_recorded(self, node: SpanNode) -> Arguments:
-        """`REGISTRY.not_recorded(node)`: the switch of the first family (in registry order) that
-        recognises the span or a span around it, with what is found for each ancestor kept, since
-        siblings share theirs."""
-        switching = _SWITCHING
-        first = min(self._first_switching(node, switching), self._around(node.parent, switching))
-        switch = switching[first].content_switch if first < len(switching) else None
-        return Arguments(None, None, not_recorded(switch or GENERIC_CONTENT_SWITCH))
-
-    @staticmethod
-    def _first_switching(node: SpanNode, switching: tuple[Family, ...]) -> int:
-        return next((i for i, family in enumerate(switching) if family.recognises(node)), len(switching))
-
-    def _around(self, node: SpanNode | None, switching: tuple[Family, ...]) -> int:
-        """The first switching family recognising `node` or an ancestor (iterative, memoised per span)."""
-        chain: list[SpanNode] = []
-        found = len(switching)
-        while node is not None and len(chain) < 64:
-            known = self._switches.get(id(node))
-            if known is not None:
-                found = known
-                break
-            chain.append(node)
-            node = node.parent
-        for span in reversed(chain):
-            found = min(found, self._first_switching(span, switching))
-            self._switches[id(span)] = found
-        return found
+        if self._switches is None:  # made for the first call without arguments: most trees have none
+            self._switches = Switches(REGISTRY)
+        return self._switches.not_recorded(node)
 
     def _arguments(self, position: int) -> tuple[Arguments, IssuedCall | None]:
         """Call `position`'s arguments (walk order) and the call as its response issued it (when
@@ -382,7 +358,6 @@ class SpanSource:
                 return None
             if walked.notes:  # spans that looked like calls, none readable
                 return f'no tool call could be read: {walked.notes[0]}'
-
             issued = [
                 call.name
                 for request in walked.requests[:_RESPONSES_READ]
@@ -415,7 +390,6 @@ EMPTY_TRACE = (
     " another tracer provider than the one the agent's spans go to"
 )
 _MODEL_SPANS_ADVICE = 'instrument the model client too, so each model request has a span (see docs/frameworks.md)'
-_SWITCHING = REGISTRY.switching
 _CLIMBS_BEFORE_WALKING = 16
 """Records whose agent path is found by climbing before the whole agent structure is walked once."""
 _RESPONSES_READ = 10_000

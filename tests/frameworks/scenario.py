@@ -19,6 +19,10 @@ FIXTURES = Path(__file__).resolve().parents[2] / 'fixtures' / 'frameworks'
 ORCHESTRATOR = ('orchestrator',)
 EXPERT = ('orchestrator', 'expert')
 EXPERT_ANSWER = 'OpenTelemetry is an observability framework.'
+PROMPT = 'Plan a trip to Paris.'
+"""The user prompt of the scenario, as a run's inputs read it."""
+ANSWER = 'Booked: Paris, sunny.'
+"""The orchestrator's final answer, as a run's output reads it."""
 
 # name, arguments, the text the tool returned (None: it raised), call id, agent path
 CALLS: tuple[tuple[str, dict[str, Any], str | None, str, tuple[str, ...]], ...] = (

@@ -25,11 +25,13 @@ from agentic_evals.trajectory.run_metrics import span_tree_metrics
 
 from ..factories import TreeBuilder, context
 from .scenario import (
+    ANSWER,
     CALLS,
     EXPERT,
     EXPERT_ANSWER,
     FIXTURES,
     ORCHESTRATOR,
+    PROMPT,
     REQUESTS,
     Route,
     actual_calls,
@@ -39,8 +41,6 @@ from .scenario import (
 )
 from .test_scores import EVALUATORS, REFERENCE
 
-PROMPT = 'Plan a trip to Paris.'
-ANSWER = 'Booked: Paris, sunny.'
 TASK = {'task': 'what is otel?'}
 
 

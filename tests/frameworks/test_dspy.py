@@ -37,13 +37,11 @@ from agentic_evals.trajectory.run_metrics import span_tree_metrics
 
 from ..factories import TreeBuilder, context
 from . import test_scores
-from .scenario import FIXTURES, Route, actual_calls, actual_requests, expected_calls
+from .scenario import ANSWER, FIXTURES, PROMPT, Route, actual_calls, actual_requests, expected_calls
 
 REACT = ('ReAct',)
 EXPERT_REACT = ('ReAct', 'ReAct')
 PATHS = {('orchestrator',): REACT, ('orchestrator', 'expert'): EXPERT_REACT}
-PROMPT = 'Plan a trip to Paris.'
-ANSWER = 'Booked: Paris, sunny.'
 FLAKY_FIRST_LINE = 'Execution error in flaky: '
 FLAKY_LAST_LINE = 'ValueError: transient failure'
 FLAKY = '<ReAct observation: traceback>'

@@ -22,9 +22,11 @@ from agentic_evals.trajectory.run_metrics import span_tree_metrics
 
 from ..factories import TreeBuilder
 from .scenario import (
+    ANSWER,
     EXPERT,
     FIXTURES,
     ORCHESTRATOR,
+    PROMPT,
     REQUESTS,
     Route,
     actual_calls,
@@ -34,8 +36,6 @@ from .scenario import (
 )
 from .test_scores import REFERENCE, scores
 
-PROMPT = 'Plan a trip to Paris.'
-ANSWER = 'Booked: Paris, sunny.'
 MODELS = ('orchestrator_model', 'expert_model')
 FLAKY_RESULT = "Failed to invoke Tool `flaky` with parameters {'attempt': 1}. Error: transient failure"
 """What Haystack's tool invoker gives the model (and records) when a tool raises."""

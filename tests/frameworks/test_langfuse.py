@@ -19,9 +19,11 @@ from agentic_evals.trajectory.run_metrics import span_tree_metrics
 from ..factories import TreeBuilder, context
 from . import test_scores
 from .scenario import (
+    ANSWER,
     EXPERT,
     FIXTURES,
     ORCHESTRATOR,
+    PROMPT,
     REQUESTS,
     Route,
     actual_calls,
@@ -29,9 +31,6 @@ from .scenario import (
     expected_calls,
     expected_requests,
 )
-
-PROMPT = 'Plan a trip to Paris.'
-ANSWER = 'Booked: Paris, sunny.'
 
 ROUTES = {
     # @observe on a hand-written loop: the tool observations carry no call id (recovered from the

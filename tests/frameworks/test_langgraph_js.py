@@ -27,11 +27,13 @@ from agentic_evals.trajectory.run_metrics import span_tree_metrics
 
 from ..factories import TreeBuilder, context
 from .scenario import (
+    ANSWER,
     CALLS,
     EXPERT,
     EXPERT_ANSWER,
     FIXTURES,
     ORCHESTRATOR,
+    PROMPT,
     REQUESTS,
     Route,
     actual_calls,
@@ -44,8 +46,6 @@ from .test_scores import EVALUATORS, REFERENCE
 FOLDER = 'langgraph_js'
 ENCODINGS = ('sdk', 'collector')
 MODELS = ('orchestrator-model', 'expert-model')
-PROMPT = 'Plan a trip to Paris.'
-ANSWER = 'Booked: Paris, sunny.'
 QUESTION = 'what is otel?'
 
 

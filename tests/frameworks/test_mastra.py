@@ -28,10 +28,12 @@ from agentic_evals.trajectory.run_metrics import span_tree_metrics
 
 from ..factories import TreeBuilder, context
 from .scenario import (
+    ANSWER,
     EXPERT,
     EXPERT_ANSWER,
     FIXTURES,
     ORCHESTRATOR,
+    PROMPT,
     REQUESTS,
     Route,
     actual_calls,
@@ -39,7 +41,6 @@ from .scenario import (
 )
 from .scenario import expected_calls as scenario_calls
 from .scenario import expected_requests as scenario_requests
-from .test_run_io import ANSWER, PROMPT
 from .test_scores import EVALUATORS, REFERENCE
 
 MODELS = ('orchestrator-model', 'expert-model')

@@ -13,10 +13,7 @@ import pytest
 
 from agentic_evals import evaluate_traces_sync, read_traces
 
-from .scenario import FIXTURES
-
-PROMPT = 'Plan a trip to Paris.'
-ANSWER = 'Booked: Paris, sunny.'
+from .scenario import ANSWER, FIXTURES, PROMPT
 
 RUN_IO: dict[str, tuple[str | None, str | None]] = {
     'crewai/openinference.otlp.jsonl': (PROMPT, ANSWER),  # the task description and TaskOutput.raw
@@ -52,7 +49,7 @@ OWN_TESTS = ('autogen', 'dspy', 'haystack', 'langfuse', 'langgraph_js', 'mastra'
 
 def test_every_fixture_is_listed() -> None:
     every = dict(RUN_IO)
-    for name in OWN_TESTS:  # imported here: those modules import this one's PROMPT and ANSWER
+    for name in OWN_TESTS:  # imported when asked: each is a test module of its own
         every.update(importlib.import_module(f'{__package__}.test_{name}').RUN_IO)
     assert sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob('*/*.otlp.jsonl')) == sorted(every)
 

@@ -27,10 +27,12 @@ from agentic_evals.trajectory.run_metrics import span_tree_metrics
 from ..factories import context
 from . import test_scores
 from .scenario import (
+    ANSWER,
     CALLS,
     EXPERT,
     FIXTURES,
     ORCHESTRATOR,
+    PROMPT,
     REQUESTS,
     Route,
     actual_calls,
@@ -39,8 +41,6 @@ from .scenario import (
     expected_requests,
 )
 
-PROMPT = 'Plan a trip to Paris.'
-ANSWER = 'Booked: Paris, sunny.'
 MODELS = ('orchestrator-model', 'expert-model')
 ENCODINGS = ('sdk', 'collector')
 
