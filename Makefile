@@ -52,15 +52,18 @@ browser:
 typecheck: install
 	$(BIN)/mypy
 
+# The suite spread over the machine's cores (pytest-xdist), one test file per worker at a time.
+XDIST := -n auto --dist loadgroup
+
 pytest: install browser
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(XDIST)
 
 test: lint typecheck pytest
 
 # Everything but the tests marked slow (they start a Python interpreter): a quick check while working.
 # `make test` and CI still run every test.
 test-fast: install
-	$(BIN)/pytest -q -m "not slow"
+	$(BIN)/pytest -q $(XDIST) -m "not slow"
 
 $(MIN_VENV)/.installed: pyproject.toml Makefile
 	rm -rf $(MIN_VENV)
@@ -72,7 +75,7 @@ $(MIN_VENV)/.installed: pyproject.toml Makefile
 # The whole suite against the oldest supported versions.
 test-min: $(MIN_VENV)/.installed browser
 	$(MIN_VENV)/bin/python --version
-	$(MIN_VENV)/bin/pytest -q
+	$(MIN_VENV)/bin/pytest -q $(XDIST)
 
 bench: install
 	$(BIN)/python -m benchmarks.run

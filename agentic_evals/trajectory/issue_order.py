@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from itertools import accumulate
+from itertools import accumulate, compress
+from operator import and_, attrgetter, is_, itemgetter, lt, not_
 
 from pydantic_evals.otel.span_tree import SpanNode
 
@@ -16,9 +17,13 @@ from ..conventions.arguments import json_or_none
 from ..conventions.family import Arguments, IssuedCall
 from ..conventions.messages import is_literal
 from ..conventions.registry import REGISTRY, Registry
-from .walk import CALLS_BEFORE, NAME, REQUEST_SPAN, SPAN, Call, Request
+from .walk import CALLS_BEFORE, KIND, NAME, REQUEST_SPAN, SPAN, Call, Request
 
 _UNKNOWN = object()
+_SPAN_OF = itemgetter(SPAN)
+_KIND_OF = itemgetter(KIND)
+_PARENT_OF = attrgetter('parent')
+_START_OF = attrgetter('start_timestamp')
 _SCAN_STEPS = 8
 """How far back a look-up scans the requests, once the first few have scanned all the way."""
 _SCANS_BEFORE_INDEXING = 16
@@ -376,23 +381,47 @@ def _parallel_tasks_in_issue_order(
     if len(calls) < 2:
         return order
     sequence = order or list(range(len(calls)))  # walk positions in call order so far
-    nodes = [calls[position][SPAN] for position in sequence]
-    parents = [node.parent for node in nodes]
-    # A run ends where a request was walked (its response's calls come after it) or where the
-    # next call is of another agent run; neighbours under one parent are one run, asked nothing.
-    ends = {request[CALLS_BEFORE] for request in requests}
-    ends.update(
-        k
-        for k in range(1, len(nodes))
-        if parents[k] is not parents[k - 1] and k not in ends and not _one_run(nodes[k - 1], nodes[k], registry)
+    # Columns in call order, built in C: this pass runs on every tree a name list is read from.
+    in_call_order = list(map(calls.__getitem__, sequence))
+    nodes = list(map(_SPAN_OF, in_call_order))
+    parents = list(map(_PARENT_OF, nodes))
+    starts = list(map(_START_OF, nodes))
+    # A call is known to follow its neighbour in issue order when both are of a framework that
+    # starts calls in issue order, under one parent, neither rejected by validation (put in place
+    # by `in_issue_order` already), and it started strictly later: no tie left to insertion order.
+    # Only the runs holding a step not known so are read.
+    steps = compress(
+        range(1, len(nodes)), map(not_, map(and_, map(is_, parents, parents[1:]), map(lt, starts, starts[1:])))
     )
-    ends.add(len(nodes))
+    suspects = set(steps)
+    # Spans under one parent are one instrumentation's: any of them says whether its framework
+    # starts calls in issue order.
+    in_order = registry.in_order_check
+    untrusted = {key for key, node in dict(zip(map(id, parents), nodes, strict=True)).items() if not in_order(node)}
+    if untrusted:
+        suspects.update(k for k in range(1, len(nodes)) if id(parents[k]) in untrusted)
+    kinds = list(map(_KIND_OF, in_call_order))
+    if 'invalid' in kinds:
+        rejected = [k for k, kind in enumerate(kinds) if kind == 'invalid']
+        suspects.update(k for slot in rejected for k in (slot, slot + 1) if 0 < k < len(nodes))
+    # A run ends where a request was walked (its response's calls come after it) or where the
+    # next call is of another agent run.
+    bounds = {request[CALLS_BEFORE] for request in requests}
+    unclear: list[int] = []
+    for k in sorted(suspects - bounds):
+        if parents[k] is not parents[k - 1] and not _one_run(nodes[k - 1], nodes[k], registry):
+            bounds.add(k)
+        else:
+            unclear.append(k)
+    if not unclear:
+        return order
+    edges = sorted(bounds | {0, len(nodes)})
+    runs = sorted({bisect_right(edges, k - 1) for k in unclear})  # a run, by the index of its end in `edges`
     changed = False
-    start = 0
-    for end in sorted(ends):
-        if end - start > 1 and not _started_in_issue_order(calls, sequence, start, end, registry):
+    for run in runs:
+        start, end = edges[run - 1], edges[run]
+        if not _started_in_issue_order(calls, sequence, start, end, registry):
             changed = _issue_order_within(calls, sequence, start, end, issuers_of()) or changed
-        start = max(start, end)
     return sequence if changed or order is not None else None
 
 
