@@ -144,7 +144,7 @@ class SpanSource:
         if self._ordered is None:
             walked = self._walk()
             calls = walked.calls
-            self._order = in_issue_order(calls, walked.invalid, walked.requests, self._issuers_of)
+            self._order = in_issue_order(calls, walked.invalid, walked.breaks, walked.requests, self._issuers_of)
             self._ordered = calls if self._order is None else [calls[i] for i in self._order]
         return self._ordered
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from itertools import accumulate, compress
-from operator import and_, attrgetter, is_, itemgetter, lt, not_
+from itertools import accumulate
 
 from pydantic_evals.otel.span_tree import SpanNode
 
@@ -17,13 +16,9 @@ from ..conventions.arguments import json_or_none
 from ..conventions.family import Arguments, IssuedCall
 from ..conventions.messages import is_literal
 from ..conventions.registry import REGISTRY, Registry
-from .walk import CALLS_BEFORE, KIND, NAME, REQUEST_SPAN, SPAN, Call, Request
+from .walk import CALLS_BEFORE, NAME, REQUEST_SPAN, SPAN, Call, Request
 
 _UNKNOWN = object()
-_SPAN_OF = itemgetter(SPAN)
-_KIND_OF = itemgetter(KIND)
-_PARENT_OF = attrgetter('parent')
-_START_OF = attrgetter('start_timestamp')
 _SCAN_STEPS = 8
 """How far back a look-up scans the requests, once the first few have scanned all the way."""
 _SCANS_BEFORE_INDEXING = 16
@@ -312,6 +307,7 @@ class Issuers:
 def in_issue_order(
     calls: list[Call],
     invalid: list[int],
+    breaks: list[int],
     requests: list[Request],
     issuers_of: Callable[[], Issuers],
     registry: Registry = REGISTRY,
@@ -352,18 +348,18 @@ def in_issue_order(
                 continue
             slots = _sibling_slots(calls, index, run, issuer, issuers)
         seen.add((issuer, run))
-        ids = [registry.call_id(calls[i][SPAN]) for i in slots]
-        positions = registry.issue_positions(requests[issuer][REQUEST_SPAN], ids)
-        by_issue = sorted(range(len(slots)), key=lambda k: (positions.get(ids[k], len(slots)), slots[k]))
+        places = issuers.positions(issuer, slots)
+        by_issue = sorted(range(len(slots)), key=lambda k: (places.get(slots[k], len(slots)), slots[k]))
         if by_issue != list(range(len(slots))):
             order = order or list(range(len(calls)))
             for slot, source in zip(slots, by_issue, strict=True):
                 order[slot] = slots[source]
-    return _parallel_tasks_in_issue_order(calls, order, requests, issuers_of, registry)
+    return _parallel_tasks_in_issue_order(calls, breaks, order, requests, issuers_of, registry)
 
 
 def _parallel_tasks_in_issue_order(
     calls: list[Call],
+    breaks: list[int],
     order: list[int] | None,
     requests: list[Request],
     issuers_of: Callable[[], Issuers],
@@ -381,41 +377,40 @@ def _parallel_tasks_in_issue_order(
     if len(calls) < 2:
         return order
     sequence = order or list(range(len(calls)))  # walk positions in call order so far
-    # Columns in call order, built in C: this pass runs on every tree a name list is read from.
-    in_call_order = list(map(calls.__getitem__, sequence))
-    nodes = list(map(_SPAN_OF, in_call_order))
-    parents = list(map(_PARENT_OF, nodes))
-    starts = list(map(_START_OF, nodes))
     # A call is known to follow its neighbour in issue order when both are of a framework that
-    # starts calls in issue order, under one parent, neither rejected by validation (put in place
-    # by `in_issue_order` already), and it started strictly later: no tie left to insertion order.
-    # Only the runs holding a step not known so are read.
-    steps = compress(
-        range(1, len(nodes)), map(not_, map(and_, map(is_, parents, parents[1:]), map(lt, starts, starts[1:])))
-    )
-    suspects = set(steps)
-    # Spans under one parent are one instrumentation's: any of them says whether its framework
-    # starts calls in issue order.
+    # starts calls in issue order, under one parent, neither rejected by validation, and it started
+    # strictly later: no tie left to insertion order. The walk noted where that fails in walk order;
+    # a call `in_issue_order` moved has new neighbours. Only the runs around these are read.
+    suspects = set(breaks)
+    suspects.discard(0)
+    if order is not None:
+        suspects.update(k for slot, position in enumerate(order) if slot != position for k in (slot, slot + 1))
+        suspects.discard(len(calls))
+
+
+    def node(k: int) -> SpanNode:
+        return calls[sequence[k]][SPAN]
+
+    # A stretch of calls under one parent is one instrumentation's: its first call says whether its
+    # framework starts calls in issue order; every step in a stretch that does not is read.
     in_order = registry.in_order_check
-    untrusted = {key for key, node in dict(zip(map(id, parents), nodes, strict=True)).items() if not in_order(node)}
-    if untrusted:
-        suspects.update(k for k in range(1, len(nodes)) if id(parents[k]) in untrusted)
-    kinds = list(map(_KIND_OF, in_call_order))
-    if 'invalid' in kinds:
-        rejected = [k for k, kind in enumerate(kinds) if kind == 'invalid']
-        suspects.update(k for slot in rejected for k in (slot, slot + 1) if 0 < k < len(nodes))
+    stretches = sorted(k for k in suspects if node(k).parent is not node(k - 1).parent)
+    for first, end in zip([0, *stretches], [*stretches, len(calls)], strict=True):
+        if not in_order(node(first)):
+            suspects.update(range(first + 1, end))
     # A run ends where a request was walked (its response's calls come after it) or where the
     # next call is of another agent run.
     bounds = {request[CALLS_BEFORE] for request in requests}
     unclear: list[int] = []
     for k in sorted(suspects - bounds):
-        if parents[k] is not parents[k - 1] and not _one_run(nodes[k - 1], nodes[k], registry):
+        a, b = node(k - 1), node(k)
+        if a.parent is not b.parent and not _one_run(a, b, registry):
             bounds.add(k)
         else:
             unclear.append(k)
     if not unclear:
         return order
-    edges = sorted(bounds | {0, len(nodes)})
+    edges = sorted(bounds | {0, len(calls)})
     runs = sorted({bisect_right(edges, k - 1) for k in unclear})  # a run, by the index of its end in `edges`
     changed = False
     for run in runs:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from pydantic_evals.otel.span_tree import SpanNode
 
@@ -106,6 +106,10 @@ class Walked(NamedTuple):
     """Positions of calls rejected before running (kind `'invalid'`): the only ones that can start
     ahead of calls the model issued before them."""
     notes: list[str]
+    breaks: list[int]
+    """Positions `k` whose call is not known to follow call `k - 1` in start order: another parent, a
+    start not strictly later (a tie says nothing), or either rejected before running. Noted while
+    each span is at hand, so putting calls in issue order reads only the stretches around these."""
 
 
 def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
@@ -114,7 +118,13 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
     requests: list[Request] = []
     invalid: list[int] = []
     notes: list[str] = []
-    add_call, add_request = calls.append, requests.append
+    breaks: list[int] = []
+    add_call, add_request, add_break = calls.append, requests.append, breaks.append
+    # The previous call's parent, start and rejection: the first call breaks (no parent is `_NEVER`),
+    # so its start is never compared with this placeholder.
+    last_parent: object = _NEVER
+    last_start: Any = None
+    last_rejected = False
     (
         tool_key,
         prefixes,
@@ -161,6 +171,11 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
                         kind = 'failed'
                 else:
                     kind = 'ok'
+                rejected = kind == 'invalid'
+                parent, start = node.parent, node.start_timestamp
+                if parent is not last_parent or not last_start < start or rejected or last_rejected:
+                    add_break(len(calls))
+                last_parent, last_start, last_rejected = parent, start, rejected
                 add_call((node, name, kind))
                 continue
             if not excluded_is_tool and (
@@ -188,10 +203,15 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
         if answer is MODEL_REQUEST:
             add_request((node, len(calls)))
         elif answer is not None and answer is not IGNORED:
-            if answer[1] == 'invalid':
+            rejected = answer[1] == 'invalid'
+            if rejected:
                 invalid.append(len(calls))
+            parent, start = node.parent, node.start_timestamp
+            if parent is not last_parent or not last_start < start or rejected or last_rejected:
+                add_break(len(calls))
+            last_parent, last_start, last_rejected = parent, start, rejected
             add_call((node, *answer))
-    return Walked(calls, requests, invalid, notes)
+    return Walked(calls, requests, invalid, notes, breaks)
 
 
 def _holds_any(attributes: Mapping[str, object], markers: tuple[str, ...]) -> bool:
