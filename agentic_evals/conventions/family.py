@@ -43,8 +43,14 @@ class Role(Enum):
 IGNORED: Final = Role.IGNORED
 MODEL_REQUEST: Final = Role.MODEL_REQUEST
 
-Answer = tuple[str, SpanKind] | Role | None
-"""`(tool name, kind)` for a tool call attempt, a `Role`, or `None`: not this family's span."""
+Part = tuple[SpanNode, str, SpanKind]
+"""One of several calls a single span ran: `(span, tool name, kind)`, where the span is one the family
+made for that call alone (a child of the span that ran them, holding only that call's share of what it
+recorded), so every question about the call is asked of its own span."""
+
+Answer = tuple[str, SpanKind] | list[Part] | Role | None
+"""`(tool name, kind)` for a tool call attempt, the calls of a span that ran several (`Part`), a
+`Role`, or `None`: not this family's span."""
 
 Classifier = Callable[[SpanNode, list[str]], Answer]
 """Classifies a span holding the classifier's marker; appends to the list why it skipped a span

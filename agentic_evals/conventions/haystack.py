@@ -22,8 +22,9 @@ parts `{"text": ...}`, `{"tool_call": {"tool_name", "arguments", "id"}}`,
   `chat_generator` / `tool_invoker`, typed by class). **One ToolInvoker span runs every call of a
   model response**: a span holding one call is that call (name, arguments and id from the input
   message's `tool_call`, result and error from the output's `tool_call_result`); a span holding
-  several cannot be split into calls (the interface is one call per span), so it is skipped with
-  a note naming the calls; without content nothing says which tools ran, also noted.
+  several is read as one call per `tool_call`, each a `Part` span of its own holding that call and
+  its result (matched by the result's `origin` id); they share the span's times, so the issuing
+  reply orders them. Without content nothing says which tools ran: noted.
 
 Model requests are chat generator spans (`haystack.agent.step.llm`, `haystack.chat_generator.run`,
 or a `haystack.component.run` whose `haystack.component.type` ends in `Generator`): model and
@@ -57,6 +58,7 @@ from .family import (
     FailureStage,
     Family,
     IssuedCall,
+    Part,
     RequestFacts,
 )
 
@@ -308,18 +310,56 @@ def classify_call(node: SpanNode, notes: list[str]) -> Answer:
         notes.append(f'span {name!r} ({TOOL_INVOKER} {attributes.get(COMPONENT_NAME)!r}) skipped: {why}')
         return IGNORED
     if len(calls) > 1:
-        names = ', '.join(repr(call.get('tool_name')) for call in calls)
-        notes.append(
-            f'span {name!r} ({TOOL_INVOKER} {attributes.get(COMPONENT_NAME)!r}) skipped: it ran {len(calls)}'
-            f' tool calls ({names}) in one span (Haystack 2.x), which cannot be told apart as attempts'
-        )
-        return IGNORED
+        parts: list[Part] = []
+        for part in invoker_parts(node, calls, results):
+            answer = classify_call(part, notes)
+            if type(answer) is tuple:
+                parts.append((part, *answer))
+        return parts
     tool = calls[0].get('tool_name')
     if type(tool) is not str:
         notes.append(f'span {name!r} skipped: its tool_call names no tool ({tool!r})')
         return IGNORED
     failed = node.status == 'error' or any(result.get('error') is True for result in results)
     return tool, 'failed' if failed else 'ok'
+
+
+def invoker_parts(node: SpanNode, calls: list[dict[str, Any]], results: list[dict[str, Any]]) -> list[SpanNode]:
+    """A ToolInvoker span that ran several calls, as one span per call (a `Part`): a child of it with
+    its times, its ids and tags, and only that call's `tool_call` in its input and its
+    `tool_call_result` (by the origin's id, else by place when every call has one) in its output.
+
+    The span's status says only that one of them failed: a part's own result says which.
+    """
+    by_id = {origin.get('id'): result for result in results if isinstance(origin := result.get('origin'), dict)}
+    placed = len(results) == len(calls)
+    parts: list[SpanNode] = []
+    for place, call in enumerate(calls):
+        result = by_id.get(call.get('id')) if call.get('id') is not None else None
+        if result is None and placed:
+            result = results[place]
+        attributes = {
+            key: value for key, value in node.attributes.items() if key not in (COMPONENT_INPUT, COMPONENT_OUTPUT)
+        }
+        attributes[COMPONENT_INPUT] = json.dumps({MESSAGES: [{'role': ASSISTANT, CONTENT: [{TOOL_CALL: call}]}]})
+        if result is not None:
+            attributes[COMPONENT_OUTPUT] = json.dumps(
+                {TOOL_MESSAGES: [{'role': 'tool', CONTENT: [{TOOL_CALL_RESULT: result}]}]}
+            )
+        status = node.status if result is None else 'error' if result.get('error') is True else 'ok'
+        part = SpanNode(
+            name=node.name,
+            trace_id=node.trace_id,
+            span_id=node.span_id,
+            parent_span_id=node.span_id,
+            start_timestamp=node.start_timestamp,
+            end_timestamp=node.end_timestamp,
+            attributes=attributes,
+            status=status,
+        )
+        part.parent = node  # not among its children: the tree is the trace as recorded
+        parts.append(part)
+    return parts
 
 
 def _as_text(value: object) -> str | None:

@@ -109,6 +109,9 @@ def agent_structure(
                 run = 0 if call is None else run_of_get(id(call), 0)
             path = _start_run(node, name, run, run_of, path_of)
             agents.append(AgentRun(path[-1], path, node.span_id, node.start_timestamp, node.end_timestamp))
+    for span in call_spans:
+        if id(span) not in run_of:  # a span a family made for one of several calls a span ran (`Part`)
+            run_of[id(span)] = run_of[id(span.parent)]
     return AgentStructure(
         tuple(agents),
         [path_of[run_of[id(span)]] for span in call_spans],

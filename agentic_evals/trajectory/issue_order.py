@@ -387,7 +387,6 @@ def _parallel_tasks_in_issue_order(
         suspects.update(k for slot, position in enumerate(order) if slot != position for k in (slot, slot + 1))
         suspects.discard(len(calls))
 
-
     def node(k: int) -> SpanNode:
         return calls[sequence[k]][SPAN]
 

@@ -203,14 +203,16 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
         if answer is MODEL_REQUEST:
             add_request((node, len(calls)))
         elif answer is not None and answer is not IGNORED:
-            rejected = answer[1] == 'invalid'
-            if rejected:
-                invalid.append(len(calls))
-            parent, start = node.parent, node.start_timestamp
-            if parent is not last_parent or not last_start < start or rejected or last_rejected:
-                add_break(len(calls))
-            last_parent, last_start, last_rejected = parent, start, rejected
-            add_call((node, *answer))
+            for part in answer if type(answer) is list else ((node, *answer),):
+                rejected = part[KIND] == 'invalid'
+                if rejected:
+                    invalid.append(len(calls))
+                span = part[SPAN]
+                parent, start = span.parent, span.start_timestamp
+                if parent is not last_parent or not last_start < start or rejected or last_rejected:
+                    add_break(len(calls))
+                last_parent, last_start, last_rejected = parent, start, rejected
+                add_call(part)
     return Walked(calls, requests, invalid, notes, breaks)
 
 
@@ -279,10 +281,11 @@ def count(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Counts:
             if answer is MODEL_REQUEST:
                 requests += 1
             elif answer is not None and answer is not IGNORED:
-                if answer[1] == 'ok':
-                    ok += 1
-                elif answer[1] in ('failed', 'invalid'):
-                    failed += 1
+                for kind in [part[KIND] for part in answer] if type(answer) is list else (answer[1],):
+                    if kind == 'ok':
+                        ok += 1
+                    elif kind in ('failed', 'invalid'):
+                        failed += 1
     return Counts(ok, failed, requests)
 
 

@@ -163,14 +163,6 @@ DIFFERENCES: dict[str, dict[str, Any]] = {
         'superset with rules on nested keys': False,
         'the expert alone': False,
     },
-    # Haystack 2 runs a response's two calls in one span: get_weather and flaky are not read (noted)
-    'haystack/otel.otlp.jsonl': {
-        'in order, names only': False,
-        'strict, flat': False,
-        'strict, the parallel calls swapped, failed ones in': False,
-        'per turn': 0.0,
-        'per turn, a turn too many': 0.0,
-    },
     # ... and without content no call at all: no verdict on the calls (nothing passes on their absence)
     'haystack/otel-no-content.otlp.jsonl': {
         'in order, names only': False,

@@ -4,9 +4,9 @@
 reads completely (call ids from the issuing `step.llm` reply), without content it has every call
 and request but no argument, result, call id, model or token. `haystack/` (haystack-ai 2.31.0) runs
 all calls of one model response in one `ToolInvoker` span: the two calls of response 1 share a
-span, which no family can read as two calls, so that route lacks them (a note says so); without
-content no ToolInvoker span says which tools it ran, so that route has no call at all. Every
-difference from the scenario is spelled out below.
+span, read as two calls (each from its own `tool_call` and `tool_call_result`, in the reply's
+order); without content no ToolInvoker span says which tools it ran, so that route has no call at
+all. Every difference from the scenario is spelled out below.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pytest
 from agentic_evals import evaluate_traces_sync, extract_trajectory, read_traces
 from agentic_evals.trajectory.run_io import trace_inputs, trace_output
 from agentic_evals.trajectory.run_metrics import span_tree_metrics
+from agentic_evals.trajectory.walk import count
 
 from ..factories import TreeBuilder
 from .scenario import (
@@ -62,20 +63,14 @@ ROUTES = {
     ),
 }
 
-TOGETHER = ('get_weather', 'flaky')
-"""The calls of response 1, which Haystack 2.x runs in one ToolInvoker span."""
 READ_CALLS: dict[str, list[str]] = {
     'haystack3-otel': ['get_weather', 'flaky', 'book_trip', 'ask_expert', 'search_docs'],
     'haystack3-otel-no-content': ['get_weather', 'flaky', 'book_trip', 'ask_expert', 'search_docs'],
-    'haystack-otel': ['book_trip', 'ask_expert', 'search_docs'],
+    'haystack-otel': ['get_weather', 'flaky', 'book_trip', 'ask_expert', 'search_docs'],
     'haystack-otel-no-content': [],
 }
 """The calls each route's trace lets the extraction read."""
 
-SHARED_SPAN = (
-    "span 'haystack.component.run' (ToolInvoker 'tool_invoker') skipped: it ran 2 tool calls"
-    " ('get_weather', 'flaky') in one span (Haystack 2.x), which cannot be told apart as attempts"
-)
 NO_CONTENT = (
     "span 'haystack.component.run' (ToolInvoker 'tool_invoker') skipped: it records which tools it ran"
     ' only with content tracing on (HAYSTACK_CONTENT_TRACING_ENABLED=true)'
@@ -83,12 +78,7 @@ NO_CONTENT = (
 NOTES: dict[str, list[str]] = {
     'haystack3-otel': [],
     'haystack3-otel-no-content': [],
-    'haystack-otel': [
-        SHARED_SPAN,
-        # what the span could not be read as, from the response that issued the calls
-        "call 'get_weather' (call_1) was issued by a model response, but no tool span of it was read",
-        "call 'flaky' (call_2) was issued by a model response, but no tool span of it was read",
-    ],
+    'haystack-otel': [],
     'haystack-otel-no-content': [NO_CONTENT] * 4,
 }
 
@@ -104,17 +94,7 @@ DIFFERENCES: dict[str, dict[str, Any]] = {
     'haystack3-otel': {},
     # no content: no arguments to compare
     'haystack3-otel-no-content': {'nested argument': False, 'accuracy': 0.0},
-    # get_weather and flaky missing (one span for both): 3 of the 4 scored calls
-    'haystack-otel': {
-        'tools': False,
-        'exact': 0.0,
-        'in_order': 0.4,
-        'any_order': 6 / 7,
-        'with failed': 0.0,
-        'calls 4': True,
-        'orchestrator alone': False,
-        'accuracy': 0.0,
-    },
+    'haystack-otel': {},
     # no call at all
     'haystack-otel-no-content': {
         'tools': False,
@@ -150,14 +130,7 @@ def test_tool_calls(key: str) -> None:
     [
         'haystack3-otel',
         'haystack3-otel-no-content',
-        pytest.param(
-            'haystack-otel',
-            marks=pytest.mark.xfail(
-                reason='one Haystack 2.x ToolInvoker span runs both calls of response 1: reading it as two calls'
-                ' needs a span to yield several calls (not expressible by a Family)',
-                strict=True,
-            ),
-        ),
+        'haystack-otel',
         pytest.param(
             'haystack-otel-no-content',
             marks=pytest.mark.xfail(
@@ -187,7 +160,7 @@ def test_issuing_responses() -> None:
     trajectory = ROUTES['haystack3-otel'].trajectory()
     assert [call.issued_by for call in trajectory.tool_calls] == [0, 0, 1, 2, 3]
     legacy = ROUTES['haystack-otel'].trajectory()
-    assert [call.issued_by for call in legacy.tool_calls] == [1, 2, 3]
+    assert [call.issued_by for call in legacy.tool_calls] == [0, 0, 1, 2, 3]
 
 
 @pytest.mark.parametrize(('file', 'expected'), RUN_IO.items(), ids=RUN_IO.keys())
@@ -298,6 +271,42 @@ def test_a_tool_invoker_that_ran_one_call_is_that_call() -> None:
     assert actual_calls(trajectory) == [('lookup', {'key': 'a'}, 'no', 'failed', 'raised', 'agent', ('agent',), 'c-9')]
     assert [run.path for run in trajectory.agents] == [('agent',), ('agent', 'lookup')]
     assert trajectory.tool_calls[0].issued_by == 0
+
+
+def test_a_tool_invoker_that_ran_several_calls_is_one_call_each_in_the_replys_order() -> None:
+    """2.x: each `tool_call` of a ToolInvoker span is a call with its own arguments, id, result and
+    status (its `tool_call_result` found by origin id, whatever order the results were recorded in);
+    the calls share the span's times, so the reply that issued them orders them."""
+    first, second, third = _call('c-1', 'lookup', key='a'), _call('c-2', 'fetch', n=2), _call('c-3', 'lookup', key='b')
+    b = TreeBuilder()
+    agent = b.span('haystack.agent.run', **{'haystack.agent.max_steps': 5})
+    reply = _message('assistant', first, second, third, usage=USAGE)
+    b.span(
+        'haystack.component.run',
+        agent,
+        **{'haystack.component.name': 'chat_generator', 'haystack.component.type': 'OpenAIChatGenerator'},
+        **{'haystack.component.output': json.dumps({'replies': [reply]})},
+    )
+    results = [_result(third, 'B'), _result(second, 'boom', error=True), _result(first, 'A')]
+    b.span(
+        'haystack.component.run',
+        agent,
+        status='error',
+        **{'haystack.component.name': 'tool_invoker', 'haystack.component.type': 'ToolInvoker'},
+        **{'haystack.component.input': json.dumps({'messages': [_message('assistant', first, second, third)]})},
+        **{'haystack.component.output': json.dumps({'tool_messages': [_message('tool', r) for r in results]})},
+    )
+    tree = b.build()
+    trajectory = extract_trajectory(tree)
+    assert actual_calls(trajectory) == [
+        ('lookup', {'key': 'a'}, 'A', 'ok', None, 'agent', ('agent',), 'c-1'),
+        ('fetch', {'n': 2}, 'boom', 'failed', 'raised', 'agent', ('agent',), 'c-2'),
+        ('lookup', {'key': 'b'}, 'B', 'ok', None, 'agent', ('agent',), 'c-3'),
+    ]
+    assert [call.issued_by for call in trajectory.tool_calls] == [0, 0, 0]
+    assert list(trajectory.notes) == []
+    # the count a budget makes without extracting agrees: 2 ok, 1 failed, 1 request
+    assert tuple(count(tree.nodes_by_id.values())) == (2, 1, 1)
 
 
 def test_a_tool_invoker_input_haystack_could_not_serialize_is_noted() -> None:
