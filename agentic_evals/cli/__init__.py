@@ -25,6 +25,7 @@ from .common import (
     EXIT_STATUS,
     EXIT_USAGE,
     PROG,
+    CommandParser,
     GuardedStreams,
     OutputError,
     Parser,
@@ -93,9 +94,10 @@ def build_parser() -> Parser:
         epilog=EXIT_STATUS,
     )
     parser.add_argument('--version', action=VersionAction)
-    commands = parser.add_subparsers(title='commands', metavar='COMMAND', required=True, parser_class=Parser)
+    commands = parser.add_subparsers(title='commands', metavar='COMMAND', required=True, parser_class=CommandParser)
     run.add_parser(commands)
     inspect.add_parser(commands)
     compare.add_parser(commands)
     render.add_parser(commands)
+    parser.commands = commands.choices
     return parser
