@@ -246,7 +246,10 @@ def test_report_into_a_missing_directory(capsys: pytest.CaptureFixture[str], tmp
     ('argv', 'message'),
     [
         ([], 'agentic-evals-otel: error: the following arguments are required: COMMAND'),
-        (['grade'], 'agentic-evals-otel: error: unknown command grade; the commands are run, inspect, compare, render'),
+        (
+            ['grade'],
+            'agentic-evals-otel: error: unknown command grade; the commands are run, inspect, compare, render, schema',
+        ),
         (['compare', 'a.json'], 'agentic-evals-otel compare: error: the following arguments are required: CANDIDATE'),
         (
             ['compare', 'a.json', 'b.json', '--tolerance', '-1'],
