@@ -24,8 +24,18 @@ $(BIN)/.installed: pyproject.toml
 
 install: $(BIN)/.installed
 
-demo: install
-	$(BIN)/python -m examples.demo
+# The demo's own venv: the package and its runtime dependencies, all that examples/demo.py imports (not the
+# development tools, Ray and Playwright of `install`).
+DEMO_VENV ?= .venv-demo
+
+$(DEMO_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install -q --upgrade pip
+	$(DEMO_VENV)/bin/python -m pip install -q -e .
+	touch $@
+
+demo: $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/python -m examples.demo
 
 lint: install
 	$(BIN)/ruff check agentic_evals tests benchmarks fixtures examples docs
@@ -113,4 +123,4 @@ fuzz: install
 	AGENTIC_EVALS_FUZZ_CASES=$(FUZZ_CASES) AGENTIC_EVALS_FUZZ_CLI_CASES=$(FUZZ_CLI_CASES) $(BIN)/pytest -q tests/fuzz
 
 clean:
-	rm -rf $(VENV) $(MIN_VENV)
+	rm -rf $(VENV) $(MIN_VENV) $(DEMO_VENV)

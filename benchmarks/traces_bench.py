@@ -232,7 +232,7 @@ evaluators:
 
 
 def _measure_cli(path: Path) -> dict[str, float]:
-    """`agentic-evals run --evaluators FILE TRACES --json REPORT`, the command users run, in this process."""
+    """`agentic-evals-otel run --evaluators FILE TRACES --json REPORT`, the command users run, in this process."""
     import contextlib
     import io
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,22 @@ def test_make_demo_passes_the_baseline_and_fails_the_regression_with_reasons() -
     assert "No calls to tool 'escalate' were recorded." in out
     assert 'TrajectoryMatch average 1.000 -> 0.556 (-0.444)' in out
     assert out.rstrip().endswith('demo finished as expected')
+
+
+def test_make_demo_installs_the_package_alone_not_the_development_environment() -> None:
+    """`make demo` needs only the package: its venv gets no extras (the dev one brings Ray and Playwright)."""
+    make = shutil.which('make')
+    if make is None:
+        pytest.skip('no make on this machine')
+    done = subprocess.run([make, '-n', '-B', 'demo'], capture_output=True, text=True, timeout=60, cwd=ROOT, check=True)
+    commands = done.stdout.splitlines()
+    assert commands[-1] == '.venv-demo/bin/python -m examples.demo'
+    installs = [command for command in commands if ' pip install ' in command]
+    assert installs == [
+        '.venv-demo/bin/python -m pip install -q --upgrade pip',
+        '.venv-demo/bin/python -m pip install -q -e .',
+    ]
+    assert not any(command.startswith('.venv/') for command in commands)
 
 
 def test_live_dataset_demo_prints_the_report_with_a_failure_and_its_reason() -> None:

@@ -1,7 +1,7 @@
 """`agentic-evals-otel`: score captured traces, gate releases on the scores, inspect and compare.
 
-One module per command (`run`, `inspect`, `compare`, `render`), each with its `add_parser` and its handler:
-parse -> load -> evaluate -> render -> exit status. Each exit status means one thing: 0 every gate
+One module per command (`run`, `inspect`, `compare`, `render`, `schema`), each with its `add_parser` and its
+handler: parse -> load -> evaluate -> render -> exit status. Each exit status means one thing: 0 every gate
 passed, 1 a gate failed (or `compare` found a regression), 2 bad usage or input (one line on
 stderr naming the file and the problem), 3 an internal error, a bug (one line; the traceback with
 `AGENTIC_EVALS_DEBUG=1`), 130 interrupted. A reader that leaves early (`| head`) changes none of
@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from ..errors import AgenticEvalsError
 from ..interrupts import interrupted
 from ..reports.text import one_line
-from . import compare, inspect, render, run
+from . import compare, inspect, render, run, schema
 from .common import (
     DEBUG_ENV,
     EXIT_INTERNAL,
@@ -25,6 +25,7 @@ from .common import (
     EXIT_STATUS,
     EXIT_USAGE,
     PROG,
+    CommandParser,
     GuardedStreams,
     OutputError,
     Parser,
@@ -93,9 +94,11 @@ def build_parser() -> Parser:
         epilog=EXIT_STATUS,
     )
     parser.add_argument('--version', action=VersionAction)
-    commands = parser.add_subparsers(title='commands', metavar='COMMAND', required=True, parser_class=Parser)
+    commands = parser.add_subparsers(title='commands', metavar='COMMAND', required=True, parser_class=CommandParser)
     run.add_parser(commands)
     inspect.add_parser(commands)
     compare.add_parser(commands)
     render.add_parser(commands)
+    schema.add_parser(commands)
+    parser.commands = commands.choices
     return parser

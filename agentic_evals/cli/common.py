@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import math
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO, cast
 
 from ..errors import AgenticEvalsError
 
@@ -47,11 +49,72 @@ class OutputError(AgenticEvalsError):
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser that takes no abbreviations: `--min-scor` is a typo, not `--min-score`."""
+    """An argument parser that takes no abbreviations (`--min-scor` is a typo, not `--min-score`), and whose
+    usage errors name what was likely meant: an unknown flag, with the closest valid one, before any other
+    problem it may have caused; at the top level, a misspelt command with the closest one."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault('allow_abbrev', False)
         super().__init__(*args, **kwargs)
+        self.commands: Collection[str] = ()
+        """The command names, at the top level (`build_parser` sets them); its first positional is one."""
+        self._arguments: list[str] = []
+
+    def parse_known_args(self, args: Iterable[str] | None = None, namespace: Any = None) -> tuple[Any, list[str]]:
+        self._arguments = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(self._arguments, namespace)
+
+    def error(self, message: str) -> NoReturn:
+        super().error(self._mistake() or message)
+
+    def _mistake(self) -> str | None:
+        """The unknown flags among this parser's own arguments, or else an unknown command, with suggestions."""
+        unknown: list[str] = []
+        value_next = False
+        for argument in self._arguments:
+            if argument == '--':
+                break
+            if value_next:  # a flag's value, even one starting with '-'
+                value_next = False
+            elif argument.startswith('-') and len(argument) > 1 and not _NEGATIVE_NUMBER.match(argument):
+                flag, equals, _ = argument.partition('=')
+                # argparse offers no public list of a parser's flags
+                action = self._option_string_actions.get(flag)
+                if action is None:
+                    unknown.append(flag)
+                else:
+                    value_next = action.nargs != 0 and not equals
+            elif self.commands:  # the first positional at the top level is the command: the rest is its own
+                if argument not in self.commands and not unknown:
+                    known = ', '.join(self.commands)
+                    return f'unknown command {argument}{_suggestion(argument, self.commands)}; the commands are {known}'
+                break
+        if not unknown:
+            return None
+        flags = ', '.join(f'{flag}{_suggestion(flag, self._option_string_actions)}' for flag in unknown)
+        return f'unknown flag{"s" if len(unknown) > 1 else ""} {flags}'
+
+
+class CommandParser(Parser):
+    """A command's parser: arguments it does not know are its usage error, said with its own usage."""
+
+    def parse_known_args(self, args: Iterable[str] | None = None, namespace: Any = None) -> tuple[Any, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:  # else argparse leaves them to the top level, which knows neither the command nor its flags
+            self.error(f'unrecognized arguments: {" ".join(extras)}')
+        return parsed, extras
+
+
+_NEGATIVE_NUMBER = re.compile(r'^-\d+$|^-\d*\.\d+$')
+"""What argparse takes for a value, not a flag, when no flag looks like a number (as argparse's own test)."""
+
+
+def _suggestion(word: str, valid: Iterable[str]) -> str:
+    """The valid word `word` abbreviates (`--tol`: `--tolerance`), or else the one it most resembles."""
+    valid = list(valid)
+    abbreviated = [candidate for candidate in valid if candidate.startswith(word)]
+    close = difflib.get_close_matches(word, abbreviated, n=1, cutoff=0) or difflib.get_close_matches(word, valid, n=1)
+    return f' (did you mean {close[0]}?)' if close else ''
 
 
 class VersionAction(argparse.Action):

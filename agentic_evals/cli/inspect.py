@@ -1,4 +1,4 @@
-"""`agentic-evals inspect`: a trace's extracted trajectory, shown as evaluators see it.
+"""`agentic-evals-otel inspect`: a trace's extracted trajectory, shown as evaluators see it.
 
 Only the records `extract_trajectory` yields are shown (agent runs, tool call attempts, model
 requests), nested by the spans that contain them: a sub-agent under the tool call that delegated

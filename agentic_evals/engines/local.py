@@ -75,8 +75,8 @@ def run_local(
         return _Pool(job, sources, builder, workers, listener).run()
     outcome = Outcome()
 
-    def traces() -> Iterator[TraceLike]:
-        loaded: Iterable[TraceLike] = load_traces(*sources, on_warning=listener.warning)
+    def traces(on_warning: Callable[[str], None] | None) -> Iterator[TraceLike]:
+        loaded: Iterable[TraceLike] = load_traces(*sources, on_warning=on_warning)
         if job.group_by == 'conversation':
             loaded = group_conversations(loaded)
         return iter(loaded)
@@ -92,15 +92,20 @@ def run_local(
             yield arrival, trace
 
     if job.index is None:
-        for arrival, trace in announced(traces()):
+        for arrival, trace in announced(traces(listener.warning)):
             builder.add(*score_trace(job, trace, (arrival,)))
             _scored(listener, 1)
         return outcome
     plan = CasePlan(job.index)
-    _first(job, (trace for _, trace in announced(traces())), plan, builder, listener)
+    _first(job, (trace for _, trace in announced(traces(listener.warning))), plan, builder, listener)
     decided = plan.decide()
-    _finish(job, plan, decided, builder, outcome, listener, lambda wanted: _second(job, traces(), wanted))
+    # The second read of the same files: their warnings were given by the first.
+    _finish(job, plan, decided, builder, outcome, listener, lambda wanted: _second(job, traces(_quiet), wanted))
     return outcome
+
+
+def _quiet(message: str) -> None:
+    """The warnings of a file read again, which its first read gave."""
 
 
 def _first(job: Job, traces: Iterable[TraceLike], plan: CasePlan, builder: ReportBuilder, listener: Listener) -> None:

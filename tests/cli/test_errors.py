@@ -221,7 +221,7 @@ def test_min_score_naming_no_result(capsys: pytest.CaptureFixture[str]) -> None:
             ['--max-fail-rate=-5%'],
             "argument --max-fail-rate: expected a fraction between 0 and 1 (or a percentage), got '-5%'",
         ),
-        (['--colour'], 'unrecognized arguments: --colour'),
+        (['--colour'], 'unknown flag --colour'),
     ],
 )
 def test_bad_run_flags(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
@@ -248,7 +248,7 @@ def test_report_into_a_missing_directory(capsys: pytest.CaptureFixture[str], tmp
         ([], 'agentic-evals-otel: error: the following arguments are required: COMMAND'),
         (
             ['grade'],
-            "agentic-evals-otel: error: argument COMMAND: invalid choice: 'grade' (choose from 'run', 'inspect', 'compare', 'render')",
+            'agentic-evals-otel: error: unknown command grade; the commands are run, inspect, compare, render, schema',
         ),
         (['compare', 'a.json'], 'agentic-evals-otel compare: error: the following arguments are required: CANDIDATE'),
         (

@@ -13,23 +13,28 @@ def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(
-    'argv',
+    ('argv', 'meant'),
     [
-        ['run', str(DATASET), 'TRACES', '--min-scor', 'TrajectoryMatch=0.8'],
-        ['run', str(DATASET), 'TRACES', '--max-fail', '0.1'],
-        ['run', str(DATASET), 'TRACES', '--js=report.json'],
-        ['compare', 'a.json', 'b.json', '--tol', '0.1'],
-        ['inspect', 'TRACES', '--trace', 'ab'],
-        ['--vers', 'inspect', 'TRACES'],
+        (['run', str(DATASET), 'TRACES', '--min-scor', 'TrajectoryMatch=0.8'], '--min-score'),
+        (['run', str(DATASET), 'TRACES', '--max-fail', '0.1'], '--max-fail-rate'),
+        (['run', str(DATASET), 'TRACES', '--js=report.json'], '--json'),
+        (['compare', 'a.json', 'b.json', '--tol', '0.1'], '--tolerance'),
+        (['inspect', 'TRACES', '--trace', 'ab'], '--trace-id'),
+        (['--vers', 'inspect', 'TRACES'], '--version'),
     ],
     ids=['--min-scor', '--max-fail', '--js=', '--tol', '--trace', '--vers'],
 )
-def test_an_abbreviated_flag_is_refused(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+def test_an_abbreviated_flag_is_refused_naming_the_flag_meant(
+    capsys: pytest.CaptureFixture[str], argv: list[str], meant: str
+) -> None:
     argv = [traces('baseline') if a == 'TRACES' else a for a in argv]
     done = run_cli(capsys, *argv)
     assert done.code == 2
-    flag = next(a for a in argv if a.startswith('--'))
-    assert f'error: unrecognized arguments: {flag}' in done.err.splitlines()[-1]
+    flag = next(a for a in argv if a.startswith('--')).partition('=')[0]
+    command = '' if argv[0].startswith('-') else f' {argv[0]}'
+    assert (
+        done.err.splitlines()[-1] == f'agentic-evals-otel{command}: error: unknown flag {flag} (did you mean {meant}?)'
+    )
 
 
 @pytest.mark.parametrize(
@@ -66,3 +71,58 @@ def test_an_impossible_gate_is_a_usage_error(capsys: pytest.CaptureFixture[str],
         'agentic-evals-otel run: error: argument --min-score: expected a threshold between 0 and 1 (or a percentage),'
         f" as scores and pass rates are, got 'TrajectoryMatch={threshold}'"
     )
+
+
+def test_an_unknown_flag_is_one_error_under_the_commands_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    done = run_cli(capsys, 'run', str(DATASET), traces('baseline'), '--junit-xml', 'x.xml')
+    assert done.code == 2
+    assert done.out == ''
+    assert done.err.splitlines() == [
+        'usage: agentic-evals-otel run [options] DATASET TRACES [TRACES ...]',
+        '       agentic-evals-otel run [options] --evaluators FILE TRACES [TRACES ...]',
+        'agentic-evals-otel run: error: unknown flag --junit-xml (did you mean --junit?)',
+    ]
+
+
+@pytest.mark.parametrize(
+    ('argv', 'error'),
+    [
+        # the unknown flag, not the missing arguments it left behind
+        (['run', '--junit-xml'], 'run: error: unknown flag --junit-xml (did you mean --junit?)'),
+        (['compare', '--tolerence', '0.1'], 'compare: error: unknown flag --tolerence (did you mean --tolerance?)'),
+        (['run', 'd', 't', '--colour', '--jsn=r'], 'run: error: unknown flags --colour, --jsn (did you mean --json?)'),
+        # after a flag that takes a value: a negative number is that value; a flag-like word is its missing value
+        (
+            ['compare', 'a', 'b', '--tolerance', '-1'],
+            "compare: error: argument --tolerance: expected a tolerance >= 0, got '-1'",
+        ),
+        (
+            ['compare', 'a', 'b', '--markdown', '-x', '--tolerance=-1'],
+            'compare: error: argument --markdown: expected one argument',
+        ),
+    ],
+)
+def test_an_unknown_flag_comes_before_the_problems_it_caused(
+    capsys: pytest.CaptureFixture[str], argv: list[str], error: str
+) -> None:
+    done = run_cli(capsys, *argv)
+    assert done.code == 2
+    usage, *_, last = done.err.splitlines()
+    assert usage.startswith(f'usage: agentic-evals-otel {argv[0]} ')
+    assert last == f'agentic-evals-otel {error}'
+
+
+@pytest.mark.parametrize(
+    ('argv', 'error'),
+    [
+        (['rnu', 'x'], 'unknown command rnu (did you mean run?)'),
+        (['inpsect', 'x'], 'unknown command inpsect (did you mean inspect?)'),
+        (['--version2', 'x'], 'unknown flag --version2 (did you mean --version?)'),
+    ],
+)
+def test_a_misspelt_command_names_the_closest(capsys: pytest.CaptureFixture[str], argv: list[str], error: str) -> None:
+    done = run_cli(capsys, *argv)
+    assert done.code == 2
+    usage, last = done.err.splitlines()
+    assert usage == 'usage: agentic-evals-otel [-h] [--version] COMMAND ...'
+    assert last.startswith(f'agentic-evals-otel: error: {error}')

@@ -11,7 +11,7 @@ import pytest
 from . import ROOT, env, run_cli
 
 DOCS = (ROOT / 'docs' / 'cli.md').read_text(encoding='utf-8')
-COMMANDS = [[], ['run'], ['inspect'], ['compare'], ['render']]
+COMMANDS = [[], ['run'], ['inspect'], ['compare'], ['render'], ['schema']]
 
 
 def _options(help_text: str) -> set[str]:
@@ -89,7 +89,9 @@ def test_the_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> Non
 def test_python_dash_m_help_lists_every_command() -> None:
     done = subprocess.run([sys.executable, '-m', 'agentic_evals', '--help'], capture_output=True, text=True, env=env())
     assert done.returncode == 0, done.stderr
-    assert re.findall(r'^    (\w+)\s', done.stdout, flags=re.MULTILINE) == ['run', 'inspect', 'compare', 'render']
+    listed = re.findall(r'^    (\w+)\s', done.stdout, flags=re.MULTILINE)
+    assert listed == [command[0] for command in COMMANDS if command]
+    assert listed == ['run', 'inspect', 'compare', 'render', 'schema']
 
 
 @pytest.mark.parametrize('command', COMMANDS, ids=lambda c: ' '.join(c) or 'agentic-evals-otel')

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
 from importlib.metadata import distribution
 
 import pytest
@@ -40,3 +42,22 @@ def test_every_install_line_in_the_docs_names_the_distribution() -> None:
     assert lines
     for line in lines:
         assert 'agentic-evals-otel' in line or ('agentic_evals' not in line and 'agentic-evals' not in line), line
+
+
+def test_every_command_line_in_the_repository_names_our_command() -> None:
+    """The other project's command with one of our subcommands is a mistake: docs, comments and fixtures name ours.
+
+    (The reports' titles, `agentic-evals compare: ...`, are names, not command lines.)
+    """
+    command = re.compile(r'\bagentic-evals (?:run|inspect|compare|render|schema)(?=[ `]|$)')
+    tracked = subprocess.run(['git', 'ls-files'], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    suffixes = {'.py', '.md', '.yaml', '.yml', '.toml', '.cfg', '.txt', ''}
+    found = []
+    for name in tracked.splitlines():
+        path = ROOT / name
+        if path.suffix not in suffixes or not path.is_file():
+            continue
+        for number, line in enumerate(path.read_text(encoding='utf-8', errors='replace').splitlines(), 1):
+            if command.search(line):
+                found.append(f'{name}:{number}: {line.strip()}')
+    assert found == []

@@ -52,6 +52,7 @@ def _heavy(module: str) -> bool:
         'cli/run.py',
         'cli/compare.py',
         'cli/inspect.py',
+        'cli/schema.py',
         '__init__.py',
     ],
 )
