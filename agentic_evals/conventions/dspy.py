@@ -45,7 +45,7 @@ from typing import Any, Final
 from pydantic_evals.otel.span_tree import SpanNode
 
 from .arguments import json_or_none
-from .family import Answer, Classifier, FailureStage, Family, IssuedCall
+from .family import Answer, Classifier, FailureStage, Family, IssuedCall, RunSpans
 from .openinference import CHAIN, INPUT_VALUE, KWARGS, LLM, OUTPUT_VALUE, SPAN_KIND, TOOL, TOOL_NAME
 from .otel import EXCEPTION_MESSAGE
 
@@ -170,6 +170,7 @@ class DSPy(Family):
     """DSPy's OpenInference spans where they differ from the keys `openinference` reads (module docstring)."""
 
     name = 'dspy'
+    run_spans = RunSpans(keys={SPAN_KIND: frozenset({CHAIN})})
 
     def recognises(self, node: SpanNode) -> bool:
         return tool_name(node) is not None or run_inputs(node) is not None

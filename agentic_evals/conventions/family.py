@@ -12,7 +12,7 @@ order, and the first answer that is not `None` wins: a family answers only about
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar, Final, Literal, NamedTuple
 
@@ -94,6 +94,17 @@ class RequestSpans:
     excluded_key: str | None = None
 
 
+@dataclass(frozen=True)
+class RunSpans:
+    """What every agent-run span of a family holds, one of: a key with one of its values (`None`: any
+    value), a span name, or a span-name prefix. The registry asks `agent_run` only of spans that may
+    be a run, and most spans are not: a look-up or two instead of every family's question."""
+
+    keys: Mapping[str, frozenset[str] | None] = field(default_factory=dict)
+    names: frozenset[str] = frozenset()
+    prefixes: tuple[str, ...] = ()
+
+
 class Arguments(NamedTuple):
     """A call's arguments as recorded: parsed to an object, or why not."""
 
@@ -159,6 +170,9 @@ class Family:
     model_spans_advice: str | None = None
     """What to do when this family's trace records no model-request span (quoted when a budget on
     requests, tokens or cost cannot be measured)."""
+    run_spans: ClassVar[RunSpans | None] = None
+    """What this family's agent-run spans hold (`RunSpans`), when it answers `agent_run`; `None`: no
+    such promise, so every span is asked."""
     events: ClassVar[Mapping[str, Mapping[str, str]]] = {}
     """Event name -> {event attribute: span attribute}: what the trace readers copy from a span's
     events onto the span (`SpanNode` has no events), for a family that records content in events.

@@ -27,6 +27,7 @@ from .family import (
     IssuedCall,
     RequestFacts,
     RequestSpans,
+    RunSpans,
     ToolSpans,
 )
 
@@ -187,6 +188,9 @@ class GenAI(Family):
     """
 
     name = 'otel-genai'
+    run_spans = RunSpans(
+        keys={OPERATION_NAME: frozenset({INVOKE_AGENT})}, names=frozenset({AGENT_SPAN}), prefixes=(AGENT_SPAN_PREFIX,)
+    )
     content_switch = (
         'content capture may be off: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (Google ADK: SPAN_ONLY)'
         ' turns it on'

@@ -60,6 +60,7 @@ from .family import (
     IssuedCall,
     Part,
     RequestFacts,
+    RunSpans,
 )
 
 # Span names (haystack-ai 2.x and 3.x unless said).
@@ -431,6 +432,7 @@ class Haystack(Family):
     """Spans of Haystack's own tracer (module docstring)."""
 
     name = 'haystack'
+    run_spans = RunSpans(names=frozenset({AGENT_RUN, COMPONENT_RUN}))
     content_switch = 'content tracing is off: HAYSTACK_CONTENT_TRACING_ENABLED=true turns it on'
     markers = (COMPONENT_NAME, COMPONENT_TYPE, TOOL_NAME, AGENT_MAX_STEPS, PIPELINE_MAX_RUNS, STEP_NUMBER)
     marker_spans = frozenset({PIPELINE_RUN, COMPONENT_RUN, AGENT_RUN, AGENT_STEP, STEP_LLM, STEP_TOOL})

@@ -58,6 +58,7 @@ from .family import (
     Family,
     IssuedCall,
     RequestFacts,
+    RunSpans,
 )
 
 # Span attributes of langfuse (Python SDK 3.0+, `LangfuseOtelSpanAttributes`; JavaScript SDK 4.0+).
@@ -391,6 +392,7 @@ class Langfuse(Family):
     """Spans of the Langfuse SDKs, by `langfuse.observation.type` (module docstring)."""
 
     name = 'langfuse'
+    run_spans = RunSpans(keys={OBSERVATION_TYPE: frozenset({AGENT, CHAIN})})
     markers = (OBSERVATION_TYPE,)
 
     def call_classifiers(self) -> Mapping[str, Classifier]:

@@ -28,7 +28,7 @@ from typing import Any
 from pydantic_evals.otel.span_tree import SpanNode
 
 from .arguments import load_json, recorded_arguments
-from .family import Arguments, Family
+from .family import Arguments, Family, RunSpans
 
 SPAN_KIND = 'langsmith.span.kind'
 TOOL = 'tool'
@@ -123,6 +123,7 @@ def first_human_text(value: object) -> str | None:
 
 class LangSmith(Family):
     name = 'langsmith'
+    run_spans = RunSpans(keys={SPAN_KIND: frozenset({CHAIN})})
     markers = (SPAN_KIND,)
 
     def issued_calls(self, node: SpanNode) -> list[tuple[str, str]] | None:

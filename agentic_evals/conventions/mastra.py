@@ -60,6 +60,7 @@ from .family import (
     Family,
     IssuedCall,
     RequestFacts,
+    RunSpans,
 )
 from .openinference import MODEL_NAME as OPENINFERENCE_MODEL
 
@@ -273,6 +274,7 @@ def prompt_of(raw: str) -> str | None:
 
 class Mastra(Family):
     name = 'mastra'
+    run_spans = RunSpans(keys={SPAN_TYPE: frozenset({AGENT_RUN})})
     markers = (SPAN_TYPE,)
 
     def call_classifiers(self) -> Mapping[str, Classifier]:

@@ -29,7 +29,7 @@ from pydantic_evals.otel.span_tree import SpanNode
 
 from . import genai
 from .arguments import load_json, recorded_arguments
-from .family import Arguments, FailureStage, Family, ToolSpans
+from .family import Arguments, FailureStage, Family, RunSpans, ToolSpans
 
 LOGFIRE_TOOL_SPAN = 'Function: {name}'
 LOGFIRE_CHAT_SPAN = 'Chat completion with {gen_ai.request.model!r}'
@@ -69,6 +69,7 @@ def _is_logfire_tool(node: SpanNode) -> bool:
 
 class OpenAIAgents(Family):
     name = 'openai-agents'
+    run_spans = RunSpans(names=frozenset({LOGFIRE_AGENT_SPAN}))
     markers = (TRACELOOP_KIND,)
     marker_spans = frozenset({LOGFIRE_TOOL_SPAN, LOGFIRE_AGENT_SPAN, LOGFIRE_CHAT_SPAN})
     tool_spans = ToolSpans(LOGFIRE_NAME, span_names=frozenset({LOGFIRE_TOOL_SPAN}))

@@ -83,6 +83,7 @@ from .family import (
     Family,
     IssuedCall,
     RequestFacts,
+    RunSpans,
 )
 
 SPAN_KIND = 'openinference.span.kind'
@@ -601,6 +602,7 @@ class OpenInference(Family):
     """Spans of any OpenInference instrumentor, by `openinference.span.kind` (module docstring)."""
 
     name = 'openinference'
+    run_spans = RunSpans(keys={SPAN_KIND: frozenset({AGENT, CHAIN})})
     markers = (SPAN_KIND,)
     content_switch = 'inputs may be hidden: OPENINFERENCE_HIDE_INPUTS or TraceConfig(hide_inputs=True) is set'
     model_spans_advice = (

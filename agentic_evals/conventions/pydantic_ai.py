@@ -12,7 +12,7 @@ from pydantic_evals.otel.span_tree import SpanNode
 
 from . import genai, messages
 from .arguments import load_json, recorded_arguments, unparsable
-from .family import Arguments, FailureStage, Family, ToolSpans
+from .family import Arguments, FailureStage, Family, RunSpans, ToolSpans
 
 # Instrumentation version <= 2 names (version 1 existed only in pydantic-ai 1.x).
 V2_TOOL_SPAN = 'running tool'
@@ -60,6 +60,7 @@ class PydanticAI(Family):
     (output functions, deferred calls, failure stages, the agent span's conversation and output)."""
 
     name = 'pydantic-ai'
+    run_spans = RunSpans(keys={V2_AGENT_NAME: None}, names=frozenset({V2_AGENT_SPAN}))
     content_switch = '`include_content` may be disabled'
     markers = (ALL_MESSAGES, FINAL_RESULT, RETRY_CAUSE, FAILURE_STAGE, DEFERRAL_NAME, MODEL_REQUEST_PARAMETERS)
     marker_spans = frozenset({V2_TOOL_SPAN, V2_AGENT_SPAN})

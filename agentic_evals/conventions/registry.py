@@ -154,6 +154,30 @@ def _implementations(families: Sequence[Family], method: str) -> tuple[Callable[
     return tuple(bound for i, (function, bound) in enumerate(found) if function is not default and last[function] == i)
 
 
+_RunGate = tuple[tuple[tuple[str, frozenset[str] | None], ...], frozenset[str], tuple[str, ...]]
+
+
+def _run_gate(families: Sequence[Family]) -> _RunGate | None:
+    """The `RunSpans` of the families answering `agent_run`, merged: a span holding none of it is no
+    family's run. `None` when one of them makes no such promise."""
+    keys: dict[str, frozenset[str] | None] = {}
+    names: set[str] = set()
+    prefixes: list[str] = []
+    for family in families:
+        spans = family.run_spans
+        if spans is None:
+            return None
+        for key, values in spans.keys.items():
+            if key not in keys:
+                keys[key] = values
+            else:  # `None`, any value, wins
+                known = keys[key]
+                keys[key] = None if known is None or values is None else known | values
+        names |= spans.names
+        prefixes.extend(p for p in spans.prefixes if p not in prefixes)
+    return tuple(keys.items()), frozenset(names), tuple(prefixes)
+
+
 def _first(askers: tuple[Callable[..., Any], ...], *args: Any) -> Any:
     for ask in askers:
         answer = ask(*args)
@@ -206,6 +230,7 @@ class Registry:
             )
         }
         self._agent_run = self._asked['agent_run']
+        self._run_gate = _run_gate([f for f in self.families if type(f).agent_run is not Family.agent_run])
         self.switching = tuple(f for f in self.families if f.content_switch is not None)
         """The families with a `content_switch`, in registry order."""
         self._arguments = self._asked['arguments']
@@ -358,6 +383,18 @@ class Registry:
 
     def agent_run(self, node: SpanNode) -> str | None:
         """The agent's name when `node` is an agent run, else `None`."""
+        gate = self._run_gate
+        if gate is not None:
+            keys, names, prefixes = gate
+            span_name = node.name
+            if type(span_name) is not str or not (span_name in names or span_name.startswith(prefixes)):
+                attributes = node.attributes
+                for key, values in keys:
+                    value = attributes.get(key)
+                    if value is not None and (values is None or (type(value) is str and value in values)):
+                        break
+                else:
+                    return None  # no family's run holds what this span holds
         for ask in self._agent_run:
             name: str | None = ask(node)
             if name is not None:

@@ -50,6 +50,7 @@ from .family import (
     Family,
     IssuedCall,
     RequestFacts,
+    RunSpans,
 )
 
 OPERATION_ID = 'ai.operationId'
@@ -213,6 +214,7 @@ class VercelAI(Family):
     """The Vercel AI SDK's `ai.*` spans, and the result encoding of its GenAI tool spans (module docstring)."""
 
     name = 'vercel-ai'
+    run_spans = RunSpans(keys={OPERATION_ID: RUN_OPERATIONS})
     content_switch = 'inputs may be off: `recordInputs: false` in the telemetry settings leaves them out'
     markers = (OPERATION_ID, EXECUTE_TOOL_DURATION)
 
