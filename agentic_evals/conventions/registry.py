@@ -41,6 +41,7 @@ from .family import (
     IssuedCall,
     RequestFacts,
     RequestSpans,
+    RunSpans,
     SpanKind,
     ToolSpans,
     not_recorded,
@@ -154,28 +155,58 @@ def _implementations(families: Sequence[Family], method: str) -> tuple[Callable[
     return tuple(bound for i, (function, bound) in enumerate(found) if function is not default and last[function] == i)
 
 
-_RunGate = tuple[tuple[tuple[str, frozenset[str] | None], ...], frozenset[str], tuple[str, ...]]
+class _RunAsker:
+    """`agent_run` asked, in registry order, only of the families whose `RunSpans` a span matches
+    (and of any family that declares none): most spans are no run, and finding that out is then one
+    name look-up and one set intersection, not a question to every family."""
 
+    __slots__ = ('_asks', '_by_key', '_by_name', '_keys', '_open', '_prefixes')
 
-def _run_gate(families: Sequence[Family]) -> _RunGate | None:
-    """The `RunSpans` of the families answering `agent_run`, merged: a span holding none of it is no
-    family's run. `None` when one of them makes no such promise."""
-    keys: dict[str, frozenset[str] | None] = {}
-    names: set[str] = set()
-    prefixes: list[str] = []
-    for family in families:
-        spans = family.run_spans
-        if spans is None:
+    def __init__(self, asks: tuple[Callable[[SpanNode], str | None], ...]) -> None:
+        self._asks = asks
+        self._open: set[int] = set()
+        self._by_name: dict[str, set[int]] = {}
+        self._prefixes: list[tuple[str, int]] = []
+        self._by_key: dict[str, tuple[dict[str, set[int]], set[int]]] = {}  # key -> (by value, any value)
+        for index, ask in enumerate(asks):
+            spans: RunSpans | None = getattr(getattr(ask, '__self__', None), 'run_spans', None)
+            if spans is None:
+                self._open.add(index)
+                continue
+            for name in spans.names:
+                self._by_name.setdefault(name, set()).add(index)
+            self._prefixes.extend((prefix, index) for prefix in spans.prefixes)
+            for key, values in spans.keys.items():
+                by_value, any_value = self._by_key.setdefault(key, ({}, set()))
+                if values is None:
+                    any_value.add(index)
+                for value in values or ():
+                    by_value.setdefault(value, set()).add(index)
+        self._keys = frozenset(self._by_key)
+
+    def __call__(self, node: SpanNode) -> str | None:
+        chosen = set(self._open)
+        name = node.name
+        if type(name) is str:
+            chosen.update(self._by_name.get(name, ()))
+            for prefix, index in self._prefixes:
+                if name.startswith(prefix):
+                    chosen.add(index)
+        attributes = node.attributes
+        for key in self._keys.intersection(attributes):
+            by_value, any_value = self._by_key[key]
+            chosen |= any_value
+            value = attributes[key]
+            if type(value) is str:
+                chosen.update(by_value.get(value, ()))
+        if not chosen:
             return None
-        for key, values in spans.keys.items():
-            if key not in keys:
-                keys[key] = values
-            else:  # `None`, any value, wins
-                known = keys[key]
-                keys[key] = None if known is None or values is None else known | values
-        names |= spans.names
-        prefixes.extend(p for p in spans.prefixes if p not in prefixes)
-    return tuple(keys.items()), frozenset(names), tuple(prefixes)
+        asks = self._asks
+        for index in sorted(chosen):
+            answer = asks[index](node)
+            if answer is not None:
+                return answer
+        return None
 
 
 def _first(askers: tuple[Callable[..., Any], ...], *args: Any) -> Any:
@@ -230,7 +261,8 @@ class Registry:
             )
         }
         self._agent_run = self._asked['agent_run']
-        self._run_gate = _run_gate([f for f in self.families if type(f).agent_run is not Family.agent_run])
+        self.agent_run = _RunAsker(self._agent_run)
+        """The agent's name when a span is an agent run, else `None`."""
         self.switching = tuple(f for f in self.families if f.content_switch is not None)
         """The families with a `content_switch`, in registry order."""
         self._arguments = self._asked['arguments']
@@ -380,26 +412,6 @@ class Registry:
         return answer
 
     # -- runs ----------------------------------------------------------------------------------
-
-    def agent_run(self, node: SpanNode) -> str | None:
-        """The agent's name when `node` is an agent run, else `None`."""
-        gate = self._run_gate
-        if gate is not None:
-            keys, names, prefixes = gate
-            span_name = node.name
-            if type(span_name) is not str or not (span_name in names or span_name.startswith(prefixes)):
-                attributes = node.attributes
-                for key, values in keys:
-                    value = attributes.get(key)
-                    if value is not None and (values is None or (type(value) is str and value in values)):
-                        break
-                else:
-                    return None  # no family's run holds what this span holds
-        for ask in self._agent_run:
-            name: str | None = ask(node)
-            if name is not None:
-                return name
-        return None
 
     def starts_in_issue_order(self, node: SpanNode) -> bool:
         for ask in self._in_order:  # noqa: SIM110  # a loop: asked for every call of a multi-call response
