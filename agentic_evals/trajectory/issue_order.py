@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from itertools import accumulate
+from itertools import accumulate, pairwise
 
 from pydantic_evals.otel.span_tree import SpanNode
 
@@ -390,30 +390,34 @@ def _parallel_tasks_in_issue_order(
     def node(k: int) -> SpanNode:
         return calls[sequence[k]][SPAN]
 
-    # A stretch of calls under one parent is one instrumentation's: its first call says whether its
-    # framework starts calls in issue order; every step in a stretch that does not is read.
-    in_order = registry.in_order_check
-    stretches = sorted(k for k in suspects if node(k).parent is not node(k - 1).parent)
-    for first, end in zip([0, *stretches], [*stretches, len(calls)], strict=True):
-        if not in_order(node(first)):
-            suspects.update(range(first + 1, end))
     # A run ends where a request was walked (its response's calls come after it) or where the
     # next call is of another agent run.
     bounds = {request[CALLS_BEFORE] for request in requests}
-    unclear: list[int] = []
+    unclear: set[int] = set()
     for k in sorted(suspects - bounds):
         a, b = node(k - 1), node(k)
         if a.parent is not b.parent and not _one_run(a, b, registry):
             bounds.add(k)
         else:
-            unclear.append(k)
-    if not unclear:
-        return order
+            unclear.add(k)
+    # A run is read when a step in it is unclear, or when its framework does not start calls in
+    # issue order (the calls under one parent are one instrumentation's: asked once per parent).
     edges = sorted(bounds | {0, len(calls)})
-    runs = sorted({bisect_right(edges, k - 1) for k in unclear})  # a run, by the index of its end in `edges`
+    in_order = registry.in_order_check
+    trusted: dict[int, bool] = {}
+    runs: list[tuple[int, int]] = []
+    for start, end in pairwise(edges):
+        if end - start < 2:
+            continue
+        first = node(start)
+        key = id(first.parent)
+        trust = trusted.get(key)
+        if trust is None:
+            trust = trusted[key] = in_order(first)
+        if not trust or any(k in unclear for k in range(start + 1, end)):
+            runs.append((start, end))
     changed = False
-    for run in runs:
-        start, end = edges[run - 1], edges[run]
+    for start, end in runs:
         if not _started_in_issue_order(calls, sequence, start, end, registry):
             changed = _issue_order_within(calls, sequence, start, end, issuers_of()) or changed
     return sequence if changed or order is not None else None
