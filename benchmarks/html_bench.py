@@ -58,7 +58,7 @@ from agentic_evals.reports.document import (
     Timeline,
 )
 from agentic_evals.reports.gates import Gates, check_gates
-from agentic_evals.reports.html import LOADED_SELECTOR, READY_SELECTOR, render_html
+from agentic_evals.views.html import LOADED_SELECTOR, READY_SELECTOR, render_html
 
 from .run import host
 

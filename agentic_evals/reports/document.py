@@ -17,18 +17,15 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Strict, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
 from ..errors import FileError
-from ..offline.suite import decode, parse_json, read_limited
+from ..files import decode, parse_json, read_limited
 from ..trajectory.account import TraceAccount
-
-if TYPE_CHECKING:
-    from .case_trace import CaseDetails
 
 SCHEMA: Literal['agentic-evals/report@1'] = 'agentic-evals/report@1'
 """Bumped (`@2`) only for changes that break readers; new optional fields keep `@1`."""
@@ -156,6 +153,17 @@ class Alignment:
     rows: list[AlignedCall] = field(default_factory=list)
     turn: int | None = None
     """The turn (from 1) of a case scored turn by turn; `None` for the whole case."""
+
+
+@dataclass
+class CaseDetails:
+    """What `document_from_report` adds to a case: where its trace is, its timeline, its alignments."""
+
+    trace_id: str | None = None
+    span_id: str | None = None
+    timeline: Timeline | None = None
+    alignments: list[Alignment] = field(default_factory=list)
+    account: TraceAccount | None = None
 
 
 @dataclass

@@ -265,14 +265,6 @@ def _min_case_score(document: ReportDocument, gates: Gates, name: str, threshold
 _MISSING = ('n/a', 'no value', 'not run', 'not recorded')
 
 
-def failing_count(failing: Failing, op: str, bound: str) -> str:
-    """What a per-case gate's cell in a view says of the cases failing it: `2 case(s) < 0.800, 1 missing`."""
-    missing = failing.missing
-    over = failing.count - missing
-    parts = ([f'{over} case(s) {op} {bound}'] if over else []) + ([f'{missing} missing'] if missing else [])
-    return ', '.join(parts)
-
-
 def _max_fail_rate(document: ReportDocument, limit: float) -> GateResult:
     totals = document.totals
     passed = totals.fail_rate <= limit

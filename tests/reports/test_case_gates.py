@@ -17,9 +17,9 @@ from agentic_evals.reports.document import (
     ScoreResult,
 )
 from agentic_evals.reports.gates import Gates, MaxMetric, MinScore, UnknownResultError, check_gates, format_metric
-from agentic_evals.reports.junit import render_junit
-from agentic_evals.reports.markdown import render_markdown
-from agentic_evals.reports.table import print_report
+from agentic_evals.views.junit import render_junit
+from agentic_evals.views.markdown import render_markdown
+from agentic_evals.views.table import print_report
 
 
 def _case(

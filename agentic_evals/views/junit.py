@@ -26,8 +26,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .document import CaseFailure, CaseResult, ReportDocument
-from .gates import Gates, Verdict, case_metric, format_metric, format_number
+from ..reports.document import CaseFailure, CaseResult, ReportDocument
+from ..reports.gates import Gates, Verdict, case_metric, format_metric, format_number
 from .text import visible
 
 CASE_TESTCASE = '(case)'

@@ -23,8 +23,8 @@ from agentic_evals.reports.document import (
     read_document,
 )
 from agentic_evals.reports.gates import Gates, MinScore, check_gates, format_number
-from agentic_evals.reports.junit import render_junit
-from agentic_evals.reports.markdown import markdown_cell, render_markdown
+from agentic_evals.views.junit import render_junit
+from agentic_evals.views.markdown import markdown_cell, render_markdown
 
 from ..cli import traces
 from ..real_runs import VALIDATION_SPANS

@@ -43,8 +43,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..scoring.sequences import at_most
-from .document import (
+from ..reports.document import (
     Alignment,
     CaseFailure,
     CaseResult,
@@ -52,7 +51,7 @@ from .document import (
     Timeline,
     document_from_report,
 )
-from .gates import (
+from ..reports.gates import (
     DURATION,
     Gates,
     Verdict,
@@ -64,8 +63,10 @@ from .gates import (
     format_number,
     metric_mean,
 )
+from ..scoring.sequences import at_most
 from .html_page import asset, page_chunks, read_parts, read_payload
 from .text import visible
+from .wording import mean_figure
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
@@ -228,7 +229,7 @@ def html_report(
     case says that no spans were given. `gates`: the gates whose verdict the report shows (default:
     every assertion must pass, as `run` with no gate flags).
     """
-    from .case_trace import case_details, case_trees
+    from ..reports.case_trace import case_details, case_trees
 
     if spans is None:
         document = document_from_report(report)
@@ -610,13 +611,9 @@ def _run_metrics(document: ReportDocument, recorded: dict[str, int]) -> list[lis
         if mean is None:
             continue
         count = len(document.cases) if name == DURATION else recorded[name]
-        shown = format_metric(name, mean) if name in (DURATION, 'cost') else _count(mean)
+        shown = format_metric(name, mean) if name in (DURATION, 'cost') else mean_figure(mean)
         rows.append([name, shown, count])
     return rows
-
-
-def _count(mean: float) -> str:
-    return f'{mean:,.0f}' if float(mean).is_integer() else f'{mean:,.1f}'
 
 
 _SKELETON = """<noscript><p class="page-error">This report is drawn by JavaScript:

@@ -18,20 +18,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from .document import CaseFailure, CaseResult, ReportDocument
-from .gates import (
+from ..reports.document import CaseFailure, CaseResult, ReportDocument
+from ..reports.gates import (
     DURATION,
     Gates,
     Verdict,
     case_metric,
     cases_above,
     cases_below,
-    failing_count,
     format_metric,
     format_number,
     metric_mean,
 )
 from .text import visible
+from .wording import failing_count, mean_figure
 
 PASS, FAIL, ERROR = '✅', '❌', '⚠️'
 
@@ -189,10 +189,7 @@ def _averages_rows(document: ReportDocument, gates: Gates, passes: dict[str, lis
         if mean is not None and name not in metrics:
             metrics[name] = mean
     for name, mean in metrics.items():
-        if name == DURATION:
-            shown = format_metric(name, mean)
-        else:
-            shown = f'{mean:,.0f}' if float(mean).is_integer() else f'{mean:,.1f}'
+        shown = format_metric(name, mean) if name == DURATION else mean_figure(mean)
         rows.append([markdown_cell(name), 'metric', shown, _metric_gate(document, gates, name, mean)])
     return rows
 

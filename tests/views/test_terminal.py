@@ -9,8 +9,8 @@ import pytest
 
 from agentic_evals.reports.document import AssertionResult, CaseResult, ReportDocument, ScoreResult
 from agentic_evals.reports.gates import Gates, MinScore, check_gates
-from agentic_evals.reports.table import print_report
-from agentic_evals.reports.terminal import make_console, print_verdict
+from agentic_evals.views.table import print_report
+from agentic_evals.views.terminal import make_console, print_verdict
 
 from ..cli import DATASET, run_cli, traces
 

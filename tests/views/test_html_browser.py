@@ -29,8 +29,8 @@ from agentic_evals.reports.document import (
     Timeline,
 )
 from agentic_evals.reports.gates import Gates, check_gates
-from agentic_evals.reports.html import FIRST_ROWS, LOADED_SELECTOR, READY_SELECTOR, render_html
-from agentic_evals.reports.text import visible
+from agentic_evals.views.html import FIRST_ROWS, LOADED_SELECTOR, READY_SELECTOR, render_html
+from agentic_evals.views.text import visible
 
 from .test_html import HOSTILE, hostile_document
 

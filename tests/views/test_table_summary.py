@@ -8,8 +8,8 @@ import pytest
 
 from agentic_evals.reports.document import AssertionResult, CaseResult, ReportDocument, ScoreResult
 from agentic_evals.reports.gates import Gates
-from agentic_evals.reports.table import FAILING_CASES_SHOWN, SUMMARY_CASES, print_report
-from agentic_evals.reports.terminal import make_console
+from agentic_evals.views.table import FAILING_CASES_SHOWN, SUMMARY_CASES, print_report
+from agentic_evals.views.terminal import make_console
 
 NOTE = '--all-rows shows every row'
 

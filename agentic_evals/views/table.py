@@ -19,20 +19,20 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .document import CaseResult, ReportDocument
-from .gates import (
+from ..reports.document import CaseResult, ReportDocument
+from ..reports.gates import (
     DURATION,
     Gates,
     case_metric,
     cases_above,
     cases_below,
-    failing_count,
     format_metric,
     format_number,
     metric_mean,
 )
 from .terminal import data_text
 from .terminal import make_console as make_console
+from .wording import failing_count, mean_figure
 
 SUMMARY_CASES = 50
 """Runs of more cases than this show only the failing cases' rows, unless every row is asked for."""
@@ -196,7 +196,7 @@ def _averages_table(document: ReportDocument, gates: Gates, counts: dict[str, li
         if mean is not None and name not in metrics:
             metrics[name] = mean
     for name, mean in metrics.items():
-        shown = format_metric(name, mean) if name == DURATION else _metric(mean)
+        shown = format_metric(name, mean) if name == DURATION else mean_figure(mean)
         table.add_row(data_text(name), 'metric', shown, _metric_gate_cell(document, gates, name, mean))
     return table
 
@@ -239,7 +239,3 @@ def _metric_gate_cell(document: ReportDocument, gates: Gates, name: str, mean: f
 
 def _joined(*cells: Text) -> Text:
     return Text('; ').join(cell for cell in cells if cell.plain)
-
-
-def _metric(value: float) -> str:
-    return f'{value:,.0f}' if float(value).is_integer() else f'{value:,.1f}'
