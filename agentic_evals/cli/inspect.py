@@ -228,8 +228,9 @@ def _preview(text: str, full: bool) -> str:
 
 
 def _duration(delta: timedelta) -> str:
-    seconds = delta.total_seconds()
-    return f'{seconds * 1000:.1f}ms' if seconds < 1 else f'{seconds:.2f}s'
+    from ..reports.gates import format_duration  # the one duration format of every view
+
+    return format_duration(delta.total_seconds())
 
 
 def trace_json(trace: LoadedTrace) -> dict[str, Any]:

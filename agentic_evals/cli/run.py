@@ -26,8 +26,8 @@ if TYPE_CHECKING:  # imported by `handle` when it runs: `--help` must not pay fo
     from ..engines.local import Outcome
     from ..engines.work import Job
     from ..offline.suite import Suite
-    from ..reports.document import CaseFailure, CaseResult, ReportDocument
-    from ..reports.gates import Gates, Verdict
+    from ..reports.document import CaseFailure, CaseResult, ReportDocument, Verdict
+    from ..reports.gates import Gates
     from ..reports.stream import ReportBuilder
     from .progress import TraceProgress
 
@@ -147,7 +147,7 @@ def _workers(text: str) -> int:
 def handle(args: argparse.Namespace) -> int:
     from ..engines.work import Job
     from ..offline.suite import load_dataset, load_evaluators
-    from ..reports.gates import check_gates
+    from ..reports.judge import check_gates
     from ..reports.stream import ReportBuilder
     from ..views.table import print_report
     from ..views.terminal import make_console, print_verdict
@@ -185,7 +185,7 @@ def handle(args: argparse.Namespace) -> int:
         verdict = check_gates(document, gates, known_names=suite.evaluation_names())
         _write_reports(args, document, gates, verdict)
         console = make_console(sys.stdout)
-        print_report(document, gates, console, reasons=args.reasons, quiet=args.quiet, all_rows=args.all_rows)
+        print_report(document, gates, verdict, console, reasons=args.reasons, quiet=args.quiet, all_rows=args.all_rows)
         print_verdict(console, verdict.summary, passed=verdict.passed)
     return EXIT_PASS if verdict.passed else EXIT_FAIL
 
@@ -210,12 +210,13 @@ def _check_scale(args: argparse.Namespace) -> None:
 def _write_reports(args: argparse.Namespace, document: ReportDocument, gates: Gates, verdict: Verdict) -> None:
     """Every report file asked for, each written case by case from the spooled document."""
     from ..reports.document import document_chunks
+    from ..reports.judge import judged
     from ..views.junit import junit_chunks
     from ..views.markdown import markdown_chunks
     from .common import write_chunks
 
-    if args.json is not None:
-        write_chunks(args.json, document_chunks(document))
+    if args.json is not None:  # with every verdict: the run's, and each case's as it is written
+        write_chunks(args.json, document_chunks(judged(document, gates, verdict)))
     if args.junit is not None:
         write_chunks(args.junit, junit_chunks(document, gates, verdict))
     if args.markdown is not None:

@@ -10,7 +10,8 @@ import pytest
 
 from agentic_evals.reports import stream
 from agentic_evals.reports.document import AssertionResult, CaseFailure, CaseResult, ScoreResult
-from agentic_evals.reports.gates import Gates, MaxMetric, MinScore, check_gates
+from agentic_evals.reports.gates import Gates, MaxMetric, MinScore
+from agentic_evals.reports.judge import check_gates
 from agentic_evals.reports.stream import Key, ReportBuilder
 from agentic_evals.views.markdown import markdown_chunks
 

@@ -39,12 +39,14 @@ from agentic_evals.reports.document import (
     RequestSpan,
     ScoreResult,
     Timeline,
+    Verdict,
     document_chunks,
     dump_document,
     read_document,
 )
 from agentic_evals.reports.events import evaluation_events
-from agentic_evals.reports.gates import Gates, MaxMetric, MinScore, Verdict, check_gates
+from agentic_evals.reports.gates import Gates, MaxMetric, MinScore
+from agentic_evals.reports.judge import check_gates
 from agentic_evals.views import html as html_module
 from agentic_evals.views import markdown as markdown_module
 from agentic_evals.views import otlp_export as otel_events

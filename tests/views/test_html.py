@@ -37,7 +37,7 @@ from agentic_evals.reports.document import (
     Timeline,
     read_document,
 )
-from agentic_evals.reports.gates import check_gates
+from agentic_evals.reports.judge import check_gates
 from agentic_evals.views import html as html_module
 from agentic_evals.views.html import (
     FIRST_ROWS,
