@@ -57,8 +57,9 @@ from agentic_evals.reports.document import (
     ScoreResult,
     Timeline,
 )
-from agentic_evals.reports.gates import Gates, check_gates
-from agentic_evals.reports.html import LOADED_SELECTOR, READY_SELECTOR, render_html
+from agentic_evals.reports.gates import Gates
+from agentic_evals.reports.judge import check_gates
+from agentic_evals.views.html import LOADED_SELECTOR, READY_SELECTOR, render_html
 
 from .run import host
 

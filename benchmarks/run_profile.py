@@ -22,7 +22,7 @@ user's command does:
 | extraction and evaluators | `cli/run.py` `_score`, less the trace loading and the case details (rows spooled too) |
 | case details | `reports/case_trace.py` `case_details` (timelines, alignments) |
 | report document and gates | `ReportBuilder.document` (the spooled document), `check_gates` (cases read back) |
-| terminal table | `reports/table.py` `print_report` |
+| terminal table | `views/table.py` `print_report` |
 | report repr on the way out | `asyncio/base_futures.py` `_future_repr_info` (a done task's repr, its result's too) |
 | the rest | imports, argument parsing, the verdict line, everything else |
 """
@@ -62,7 +62,7 @@ PARTS: list[tuple[str, list[tuple[str, str]]]] = [
             ('agentic_evals/reports/gates.py', 'check_gates'),
         ],
     ),
-    ('terminal table', [('agentic_evals/reports/table.py', 'print_report')]),
+    ('terminal table', [('agentic_evals/views/table.py', 'print_report')]),
     ('report repr on the way out', [('asyncio/base_futures.py', '_future_repr_info')]),
 ]
 SCORE = ('agentic_evals/cli/run.py', '_score')

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from ..errors import AgenticEvalsError
 from ..interrupts import interrupted
-from ..reports.text import one_line
+from ..views.text import one_line
 from . import compare, inspect, render, run, schema
 from .common import (
     DEBUG_ENV,

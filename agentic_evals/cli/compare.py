@@ -45,9 +45,9 @@ def add_parser(commands: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from ..reports.compare import compare_documents
-    from ..reports.compare_view import print_comparison, render_comparison_markdown
     from ..reports.document import read_document
-    from ..reports.terminal import make_console, print_verdict
+    from ..views.compare_view import print_comparison, render_comparison_markdown
+    from ..views.terminal import make_console, print_verdict
     from .common import write_text
 
     comparison = compare_documents(read_document(args.baseline), read_document(args.candidate), args.tolerance)
@@ -57,7 +57,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.markdown is not None:
         write_text(args.markdown, render_comparison_markdown(comparison))
     if args.html is not None:
-        from ..reports.html_compare import render_comparison_html
+        from ..views.html_compare import render_comparison_html
 
         write_text(args.html, render_comparison_html(comparison))
     console = make_console(sys.stdout)

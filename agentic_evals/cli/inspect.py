@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..reports.text import visible
+from ..views.text import visible
 from .common import EXIT_PASS, UsageError
 
 if TYPE_CHECKING:
@@ -51,8 +51,8 @@ def json_line(data: object) -> str:
 
 def load_traces(*patterns: str) -> Iterator[LoadedTrace]:
     """`agentic_evals.traces.load_traces`, imported when `inspect` runs (a name tests can patch)."""
-    from ..reports.text import one_line
     from ..traces import load_traces as load
+    from ..views.text import one_line
     from .common import PROG, say
 
     return load(*patterns, on_warning=lambda message: say(one_line(f'{PROG}: warning: {message}')))
@@ -228,8 +228,9 @@ def _preview(text: str, full: bool) -> str:
 
 
 def _duration(delta: timedelta) -> str:
-    seconds = delta.total_seconds()
-    return f'{seconds * 1000:.1f}ms' if seconds < 1 else f'{seconds:.2f}s'
+    from ..reports.gates import format_duration  # the one duration format of every view
+
+    return format_duration(delta.total_seconds())
 
 
 def trace_json(trace: LoadedTrace) -> dict[str, Any]:
@@ -282,7 +283,7 @@ def add_parser(commands: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from ..reports.table import make_console
+    from ..views.table import make_console
 
     console = make_console(sys.stdout)
     wanted = args.trace_id.lower() if args.trace_id else None

@@ -31,9 +31,9 @@ def add_parser(commands: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from ..reports.document import read_document
-    from ..reports.gates import check_gates
-    from ..reports.html import html_chunks
-    from ..reports.terminal import make_console, print_verdict
+    from ..reports.judge import check_gates
+    from ..views.html import html_chunks
+    from ..views.terminal import make_console, print_verdict
     from .common import write_chunks
 
     document = read_document(args.report)

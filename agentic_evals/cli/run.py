@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..reports.text import one_line
+from ..views.text import one_line
 from .common import (
     EXIT_FAIL,
     EXIT_PASS,
@@ -26,10 +26,10 @@ if TYPE_CHECKING:  # imported by `handle` when it runs: `--help` must not pay fo
     from ..engines.local import Outcome
     from ..engines.work import Job
     from ..offline.suite import Suite
-    from ..reports.document import CaseFailure, CaseResult, ReportDocument
-    from ..reports.gates import Gates, Verdict
-    from ..reports.progress import TraceProgress
+    from ..reports.document import CaseFailure, CaseResult, ReportDocument, Verdict
+    from ..reports.gates import Gates
     from ..reports.stream import ReportBuilder
+    from .progress import TraceProgress
 
 
 def add_parser(commands: Any) -> None:
@@ -147,11 +147,11 @@ def _workers(text: str) -> int:
 def handle(args: argparse.Namespace) -> int:
     from ..engines.work import Job
     from ..offline.suite import load_dataset, load_evaluators
-    from ..reports.gates import check_gates
-    from ..reports.progress import TraceProgress
+    from ..reports.judge import check_gates
     from ..reports.stream import ReportBuilder
-    from ..reports.table import print_report
-    from ..reports.terminal import make_console, print_verdict
+    from ..views.table import print_report
+    from ..views.terminal import make_console, print_verdict
+    from .progress import TraceProgress
 
     paths: list[str] = args.paths
     if args.evaluators is not None:
@@ -167,7 +167,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.results is not None and args.engine == 'local':
         check_writable(Path(args.results))
     if args.emit_otel:  # an unusable protocol or a missing exporter is said before any work
-        from ..reports.otel_events import otlp_protocol
+        from ..views.otlp_export import otlp_protocol
 
         otlp_protocol()
     gates = gates_from_args(args, expected=suite.expected_results())
@@ -185,7 +185,7 @@ def handle(args: argparse.Namespace) -> int:
         verdict = check_gates(document, gates, known_names=suite.evaluation_names())
         _write_reports(args, document, gates, verdict)
         console = make_console(sys.stdout)
-        print_report(document, gates, console, reasons=args.reasons, quiet=args.quiet, all_rows=args.all_rows)
+        print_report(document, gates, verdict, console, reasons=args.reasons, quiet=args.quiet, all_rows=args.all_rows)
         print_verdict(console, verdict.summary, passed=verdict.passed)
     return EXIT_PASS if verdict.passed else EXIT_FAIL
 
@@ -210,18 +210,19 @@ def _check_scale(args: argparse.Namespace) -> None:
 def _write_reports(args: argparse.Namespace, document: ReportDocument, gates: Gates, verdict: Verdict) -> None:
     """Every report file asked for, each written case by case from the spooled document."""
     from ..reports.document import document_chunks
-    from ..reports.junit import junit_chunks
-    from ..reports.markdown import markdown_chunks
+    from ..reports.judge import judged
+    from ..views.junit import junit_chunks
+    from ..views.markdown import markdown_chunks
     from .common import write_chunks
 
-    if args.json is not None:
-        write_chunks(args.json, document_chunks(document))
+    if args.json is not None:  # with every verdict: the run's, and each case's as it is written
+        write_chunks(args.json, document_chunks(judged(document, gates, verdict)))
     if args.junit is not None:
         write_chunks(args.junit, junit_chunks(document, gates, verdict))
     if args.markdown is not None:
         write_chunks(args.markdown, markdown_chunks(document, gates, verdict))
     if args.html is not None:
-        from ..reports.html import html_chunks
+        from ..views.html import html_chunks
 
         write_chunks(args.html, html_chunks(document, gates, verdict))
     if args.results is not None and args.engine == 'local':
@@ -248,7 +249,7 @@ def _export_events(document: ReportDocument, path: Path | None, *, emit: bool) -
     """
     import time
 
-    from ..reports.otel_events import emit_otlp, otlp_json_line_chunks
+    from ..views.otlp_export import emit_otlp, otlp_json_line_chunks
     from .common import write_chunks
 
     now = time.time_ns()

@@ -309,7 +309,7 @@ class GenAI(Family):
 FAMILY = GenAI()
 
 
-# --- Evaluation results as log events (`reports/otel_events.py`) ---------------------------------
+# --- Evaluation results as log events (`reports/events.py`, sent by `views/otlp_export.py`) ------------------
 # The GenAI conventions' `gen_ai.evaluation.result` event (development status): one log record per
 # result, parented to the evaluated span. The `agentic_evals_otel.*` keys are ours, named after the
 # distribution (`agentic-evals-otel`).

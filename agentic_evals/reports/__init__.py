@@ -1,5 +1,5 @@
-"""Reports of a scoring run: the versioned JSON document, gates, JUnit XML, Markdown, terminal, compare.
+"""The result model of a scoring run: the versioned JSON document, its verdicts (gates, case pass or
+fail, tallies), the streamed builder, the comparison of two runs, the evaluation events.
 
-Every writer reads the `ReportDocument` (built once from a pydantic-evals `EvaluationReport`), so
-the JSON on disk, the CI views and the exit status all say the same thing.
+The views that format it live in `views/`.
 """

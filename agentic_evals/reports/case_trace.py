@@ -14,7 +14,6 @@ from its spec and asked for its pairing, on the trajectory it scored.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -34,11 +33,10 @@ from ..evaluators.tools import ArgumentCorrectness
 from ..scoring.call_matching import CallView, canonical_json
 from ..scoring.sequences import short_repr
 from ..scoring.tool_call_match import Expected, ToolCallMatchResult, parse_expected, show
-from ..trajectory.account import TraceAccount
 from ..trajectory.extract import extract_trajectory
 from ..trajectory.records import ToolCall
 from ..trajectory.trajectory import Trajectory
-from .document import AgentSpan, AlignedCall, Alignment, CallSpan, RequestSpan, Timeline, known_id
+from .document import AgentSpan, AlignedCall, Alignment, CallSpan, CaseDetails, RequestSpan, Timeline, known_id
 
 TEXT_LIMIT = 2000
 """Characters kept of a call's arguments or result: enough to read, bounded for 10,000 cases."""
@@ -46,17 +44,6 @@ TIMELINE_LIMIT = 500
 """Calls and requests kept per case (each); a longer run notes how many it left out."""
 ALIGNMENT_LIMIT = 500
 """Rows kept per alignment."""
-
-
-@dataclass
-class CaseDetails:
-    """What `document_from_report` adds to a case: where its trace is, its timeline, its alignments."""
-
-    trace_id: str | None = None
-    span_id: str | None = None
-    timeline: Timeline | None = None
-    alignments: list[Alignment] = field(default_factory=list)
-    account: TraceAccount | None = None
 
 
 def case_details(tree: SpanTree, case: ReportCase[Any, Any, Any]) -> CaseDetails:

@@ -1,7 +1,8 @@
 """Compare two JSON reports (baseline, candidate): a release regression gate.
 
 Gated, per result name: the average of each score and the pass rate of each assertion must not
-drop by more than the tolerance, and the fail rate (share of cases with a failed assertion, an
+drop by more than the tolerance (at least the baseline less the tolerance, by the gates' own rule,
+`scoring.sequences.at_least`), and the fail rate (share of cases with a failed assertion, an
 evaluator error or a case failure) must not rise by more than it. Pass rates and fail rates are
 fractions (0..1), so one tolerance applies to all. A result the baseline has and the candidate
 lacks counts as a drop: a gate must not pass because an evaluator was removed. Metric averages
@@ -13,12 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..scoring.sequences import at_least, at_most
 from .document import CaseResult, ReportDocument
 from .gates import format_number
 
 Kind = Literal['score', 'pass rate', 'fail rate', 'metric']
-EPSILON = 1e-12
-"""Averages summed in a different order may differ in the last bit: not a regression."""
 FAIL_RATE = '(fail rate)'
 
 
@@ -38,10 +38,11 @@ class AverageChange:
 
     @property
     def improved(self) -> bool:
-        delta = self.delta
-        if delta is None or self.kind == 'metric':
+        old, new = self.baseline, self.candidate
+        if old is None or new is None or self.kind == 'metric':
             return False
-        return delta < -EPSILON if self.kind == 'fail rate' else delta > EPSILON
+        # the gates' rule: a change a rounding error wide is no change
+        return not at_least(new, old) if self.kind == 'fail rate' else not at_most(new, old)
 
     def describe(self) -> str:
         """One phrase for the summary line, e.g. `TrajectoryMatch average 0.800 -> 0.610 (-0.190)`."""
@@ -112,9 +113,9 @@ def _change(name: str, kind: Kind, old: float | None, new: float | None, toleran
     elif new is None:
         regressed = True
     elif kind == 'fail rate':
-        regressed = new - old > tolerance + EPSILON
+        regressed = not at_most(new, old + tolerance)
     else:
-        regressed = old - new > tolerance + EPSILON
+        regressed = not at_least(new, old - tolerance)
     return AverageChange(name, kind, old, new, regressed)
 
 
@@ -184,7 +185,7 @@ def _worse(was: Cell, now: Cell) -> bool:
         return was[0] != 'error'
     old_value, new_value = was[1], now[1]
     if was[0] == now[0] and isinstance(old_value, float | int) and isinstance(new_value, float | int):
-        return new_value < old_value - EPSILON
+        return not at_least(new_value, old_value)
     return False
 
 

@@ -17,18 +17,15 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Strict, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
 from ..errors import FileError
-from ..offline.suite import decode, parse_json, read_limited
+from ..files import decode, parse_json, read_limited
 from ..trajectory.account import TraceAccount
-
-if TYPE_CHECKING:
-    from .case_trace import CaseDetails
 
 SCHEMA: Literal['agentic-evals/report@1'] = 'agentic-evals/report@1'
 """Bumped (`@2`) only for changes that break readers; new optional fields keep `@1`."""
@@ -159,6 +156,115 @@ class Alignment:
 
 
 @dataclass
+class CaseDetails:
+    """What `document_from_report` adds to a case: where its trace is, its timeline, its alignments."""
+
+    trace_id: str | None = None
+    span_id: str | None = None
+    timeline: Timeline | None = None
+    alignments: list[Alignment] = field(default_factory=list)
+    account: TraceAccount | None = None
+
+
+CheckStatus = Literal['pass', 'fail', 'allowed', 'below', 'none']
+"""`pass`: a gate covers it and it holds; `fail`: it fails the case (a failed assertion, an evaluator
+error, a per-case gate); `allowed`: it failed and `--allow-failures` lets the run pass; `below`: a score
+under its average's `--min-score` (the gate is on the average: the case does not fail by it); `none`: no
+gate covers it (a score is shown as a score, never as passing)."""
+CheckKind = Literal['assertion', 'score', 'error', 'missing', 'metric', 'run']
+
+
+@dataclass
+class Check:
+    """One verdict on a case: a result against the gates that cover it, or what a per-case gate asks of it."""
+
+    name: str
+    """The result, metric or (`run`) `(case)` judged."""
+    kind: CheckKind
+    """`missing`: a result a `--min-case-score` asks for that the case lacks; `metric`: a `--max-case-metric`;
+    `run`: a case that failed to run."""
+    status: CheckStatus
+    gate: str | None = None
+    """The gate that decided the status: `assertions`, `evaluator errors`, `case failures`, `min-score`,
+    `min-case-score` or `max-case-metric`; `None` for a score no gate covers."""
+    bound: float | None = None
+    """The threshold (at least) or limit (at most) the value was judged against."""
+    value: float | None = None
+    """The value judged (a score, an assertion as 1 or 0, a metric); `None` when there was none."""
+
+
+@dataclass
+class CaseVerdict:
+    """A case's verdict under the run's gates, from its checks."""
+
+    passed: bool | None
+    """`False` when a check failed (or failed and was allowed), `True` when every check a gate decided
+    passed, `None` when no gate judged anything in the case (its scores are scores, not passes)."""
+    checks: list[Check] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    gate: str
+    """`assertions`, `case failures`, `evaluator errors`, `min-score NAME`, `min-case-score NAME`,
+    `max-fail-rate`, `max-metric NAME` or `max-case-metric NAME`."""
+    passed: bool
+    detail: str
+
+
+GateStatus = Literal['pass', 'fail', 'allowed']
+
+
+@dataclass(frozen=True)
+class GateCheck:
+    """One gate on an average row: an average's own (`min-score`, `max-metric`, `assertions`: all must pass),
+    or a per-case gate on the same name (`min-case-score`, `max-case-metric`) with the cases failing it."""
+
+    gate: str
+    status: GateStatus
+    bound: float | None = None
+    failing: int = 0
+    """Cases failing a per-case gate (those without a value included)."""
+    missing: int = 0
+    """Of `failing`, the cases that had no value."""
+
+
+@dataclass(frozen=True)
+class AverageVerdict:
+    """An average, a pass rate or a metric mean, with the gates on it and their outcome."""
+
+    name: str
+    kind: Literal['score', 'assertion', 'metric']
+    value: float
+    """The mean score, the pass rate (0..1) or the mean metric."""
+    cases: int
+    """The cases it is over: with a value (scores), with the assertion, that recorded the metric."""
+    passed_cases: int | None = None
+    """Assertions: the cases that pass it."""
+    gates: tuple[GateCheck, ...] = ()
+
+    @property
+    def status(self) -> GateStatus | None:
+        """The worst of its gates' statuses; `None` when no gate covers it."""
+        statuses = {g.status for g in self.gates}
+        if 'fail' in statuses:
+            return 'fail'
+        if 'allowed' in statuses:
+            return 'allowed'
+        return 'pass' if statuses else None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The run's verdict: every gate's outcome, one line saying why, and each average's gates."""
+
+    results: tuple[GateResult, ...]
+    summary: str
+    passed: bool
+    averages: tuple[AverageVerdict, ...] = ()
+
+
+@dataclass
 class CaseResult:
     name: str
     inputs: Any = None
@@ -185,6 +291,8 @@ class CaseResult:
     expected_results: list[str] | None = None
     """The result names the case's evaluators report by default (the dataset's and its own), so a
     per-case gate checked later asks the case only for those; `None` without a dataset."""
+    verdict: CaseVerdict | None = None
+    """The case's verdict under the gates of the run that wrote the report; `None` when not judged."""
 
     @property
     def failed(self) -> bool:
@@ -203,6 +311,8 @@ class CaseFailure:
     expected_output: Any = None
     expected_results: list[str] | None = None
     """As in `CaseResult`."""
+    verdict: CaseVerdict | None = None
+    """As in `CaseResult`."""
 
 
 @dataclass
@@ -211,6 +321,8 @@ class Averages:
     """Mean of each score over the cases that have it (non-finite values skipped)."""
     assertions: dict[str, float] = field(default_factory=dict)
     """Pass rate (0..1) of each assertion over the cases that have it."""
+    assertion_tallies: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Each assertion's (cases passing it, cases that have it)."""
     labels: dict[str, dict[str, float]] = field(default_factory=dict)
     """Share (0..1) of each value of each label."""
     metrics: dict[str, float] = field(default_factory=dict)
@@ -239,10 +351,17 @@ class ReportDocument:
     failures: Sequence[CaseFailure] = field(default_factory=list)
     averages: Averages = field(default_factory=Averages)
     totals: Totals = field(default_factory=Totals)
+    verdict: Verdict | None = None
+    """The verdict of the run that wrote the report, under its gates; `None` when not judged."""
 
     def with_derived(self) -> ReportDocument:
         """This document with `averages` and `totals` recomputed from its cases and failures."""
-        return replace(self, averages=_averages(self.cases), totals=_totals(self.cases, self.failures))
+        aggregates = Aggregates()
+        for case in self.cases:
+            aggregates.add(case)
+        for failure in self.failures:
+            aggregates.add(failure)
+        return replace(self, averages=aggregates.averages(), totals=aggregates.totals())
 
     def expected_results(self) -> dict[str, frozenset[str]] | None:
         """Case name -> the result names its evaluators report (`Gates.expected`); `None` when not recorded."""
@@ -348,44 +467,95 @@ def _finite(value: float | int) -> float | int | None:
     return value if math.isfinite(value) else None
 
 
-def _mean(values: Iterable[float]) -> float | None:
-    """The exact mean (`math.fsum`): a report built case by case in another order gives the same."""
-    items = list(values)
-    return math.fsum(items) / len(items) if items else None
+class ExactSum:
+    """A running sum of floats without rounding error (Shewchuk's partials, as `math.fsum`), so the
+    order cases arrive in never shows."""
+
+    __slots__ = ('count', 'partials')
+
+    def __init__(self) -> None:
+        self.partials: list[float] = []
+        self.count = 0
+
+    def add(self, value: float) -> None:
+        self.count += 1
+        x = float(value)
+        kept = 0
+        for y in self.partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            high = x + y
+            low = y - (high - x)
+            if low:
+                self.partials[kept] = low
+                kept += 1
+            x = high
+        self.partials[kept:] = [x]
+
+    def mean(self) -> float | None:
+        return math.fsum(self.partials) / self.count if self.count else None
 
 
-def _averages(cases: Sequence[CaseResult]) -> Averages:
-    averages = Averages()
-    score_names = sorted({n for c in cases for n in c.scores})
-    for name in score_names:
-        mean = _mean(v for c in cases if name in c.scores and (v := c.scores[name].value) is not None)
-        if mean is not None:
-            averages.scores[name] = mean
-    for name in sorted({n for c in cases for n in c.assertions}):
-        rate = _mean(float(c.assertions[name].value) for c in cases if name in c.assertions)
-        averages.assertions[name] = rate if rate is not None else 0.0
-    for name in sorted({n for c in cases for n in c.labels}):
-        values = [c.labels[name].value for c in cases if name in c.labels]
-        averages.labels[name] = {v: values.count(v) / len(values) for v in sorted(set(values))}
-    for name in sorted({n for c in cases for n in c.metrics}):
-        mean = _mean(c.metrics[name] for c in cases if name in c.metrics)
-        if mean is not None:
-            averages.metrics[name] = mean
-    return averages
+class Aggregates:
+    """The averages and totals of a report, folded in one entry at a time (`ReportBuilder` folds them as
+    cases arrive, `with_derived` over a document's cases): the one place they are computed."""
 
+    def __init__(self) -> None:
+        self._scores: dict[str, ExactSum] = {}
+        self._assertions: dict[str, list[int]] = {}
+        self._labels: dict[str, dict[str, int]] = {}
+        self._metrics: dict[str, ExactSum] = {}
+        self._totals = Totals()
 
-def _totals(cases: Sequence[CaseResult], failures: Sequence[CaseFailure]) -> Totals:
-    total = len(cases) + len(failures)
-    failed = sum(c.failed for c in cases) + len(failures)
-    return Totals(
-        cases=total,
-        case_failures=len(failures),
-        failed_cases=failed,
-        assertions=sum(len(c.assertions) for c in cases),
-        failed_assertions=sum(not a.value for c in cases for a in c.assertions.values()),
-        evaluator_errors=sum(len(c.evaluator_errors) for c in cases),
-        fail_rate=failed / total if total else 0.0,
-    )
+    def add(self, entry: CaseResult | CaseFailure) -> None:
+        totals = self._totals
+        totals.cases += 1
+        if isinstance(entry, CaseFailure):
+            totals.case_failures += 1
+            totals.failed_cases += 1
+            return
+        totals.failed_cases += entry.failed
+        totals.assertions += len(entry.assertions)
+        totals.evaluator_errors += len(entry.evaluator_errors)
+        for name, score in entry.scores.items():
+            total = self._scores.setdefault(name, ExactSum())
+            if score.value is not None:
+                total.add(score.value)
+        for name, assertion in entry.assertions.items():
+            counts = self._assertions.setdefault(name, [0, 0])
+            counts[0] += assertion.value
+            counts[1] += 1
+            totals.failed_assertions += not assertion.value
+        for name, label in entry.labels.items():
+            values = self._labels.setdefault(name, {})
+            values[label.value] = values.get(label.value, 0) + 1
+        for name, value in entry.metrics.items():
+            self._metrics.setdefault(name, ExactSum()).add(value)
+
+    def averages(self) -> Averages:
+        averages = Averages()
+        for name in sorted(self._scores):
+            mean = self._scores[name].mean()
+            if mean is not None:
+                averages.scores[name] = mean
+        for name in sorted(self._assertions):
+            passed, count = self._assertions[name]
+            averages.assertions[name] = passed / count
+            averages.assertion_tallies[name] = (passed, count)
+        for name in sorted(self._labels):
+            values = self._labels[name]
+            count = sum(values.values())
+            averages.labels[name] = {v: values[v] / count for v in sorted(values)}
+        for name in sorted(self._metrics):
+            mean = self._metrics[name].mean()
+            if mean is not None:
+                averages.metrics[name] = mean
+        return averages
+
+    def totals(self) -> Totals:
+        totals = replace(self._totals)
+        totals.fail_rate = totals.failed_cases / totals.cases if totals.cases else 0.0
+        return totals
 
 
 def dump_document(document: ReportDocument) -> str:

@@ -15,7 +15,6 @@ one worker or many, local or on a cluster, give the same report.
 from __future__ import annotations
 
 import itertools
-import math
 import os
 import pickle
 import sqlite3
@@ -25,14 +24,13 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import IO, Any, Generic, TypeVar, overload
 
 from .document import (
+    Aggregates,
     AssertionResult,
-    Averages,
     CaseFailure,
     CaseResult,
     LabelResult,
     ReportDocument,
     ScoreResult,
-    Totals,
 )
 
 Key = tuple[int, ...]
@@ -41,34 +39,6 @@ Row = tuple[Key, 'CaseResult | CaseFailure']
 """One case's entry with its key: what workers send back."""
 
 T = TypeVar('T', CaseResult, CaseFailure)
-
-
-class ExactSum:
-    """A running sum of floats without rounding error (Shewchuk's partials), so order never shows."""
-
-    __slots__ = ('count', 'partials')
-
-    def __init__(self) -> None:
-        self.partials: list[float] = []
-        self.count = 0
-
-    def add(self, value: float) -> None:
-        self.count += 1
-        x = float(value)
-        kept = 0
-        for y in self.partials:
-            if abs(x) < abs(y):
-                x, y = y, x
-            high = x + y
-            low = y - (high - x)
-            if low:
-                self.partials[kept] = low
-                kept += 1
-            x = high
-        self.partials[kept:] = [x]
-
-    def mean(self) -> float | None:
-        return math.fsum(self.partials) / self.count if self.count else None
 
 
 class Spooled(Sequence[T], Generic[T]):
@@ -182,11 +152,7 @@ class ReportBuilder:
         self._file = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115 - closed by `close`
         self._keys = _Keys()
         self._counts = [0, 0]  # cases, failures
-        self._scores: dict[str, ExactSum] = {}
-        self._assertions: dict[str, list[int]] = {}
-        self._labels: dict[str, dict[str, int]] = {}
-        self._metrics: dict[str, ExactSum] = {}
-        self._totals = Totals()
+        self._aggregates = Aggregates()
 
     def add(self, key: Key, entry: CaseResult | CaseFailure) -> None:
         if self._expected is not None:
@@ -195,32 +161,10 @@ class ReportBuilder:
         self._file.seek(0, os.SEEK_END)
         offset = self._file.tell()
         pickle.dump(entry, self._file, protocol=pickle.HIGHEST_PROTOCOL)
-        totals = self._totals
-        totals.cases += 1
         failure = isinstance(entry, CaseFailure)
         self._keys.add(failure, key, offset, entry.name)
         self._counts[failure] += 1
-        if isinstance(entry, CaseFailure):
-            totals.case_failures += 1
-            totals.failed_cases += 1
-            return
-        totals.failed_cases += entry.failed
-        totals.assertions += len(entry.assertions)
-        totals.evaluator_errors += len(entry.evaluator_errors)
-        for name, score in entry.scores.items():
-            total = self._scores.setdefault(name, ExactSum())
-            if score.value is not None:
-                total.add(score.value)
-        for name, assertion in entry.assertions.items():
-            counts = self._assertions.setdefault(name, [0, 0])
-            counts[0] += assertion.value
-            counts[1] += 1
-            totals.failed_assertions += not assertion.value
-        for name, label in entry.labels.items():
-            values = self._labels.setdefault(name, {})
-            values[label.value] = values.get(label.value, 0) + 1
-        for name, value in entry.metrics.items():
-            self._metrics.setdefault(name, ExactSum()).add(value)
+        self._aggregates.add(entry)
 
     def document(self) -> ReportDocument:
         """The report so far: its entries read from the spool, its averages and totals from the aggregates."""
@@ -228,24 +172,7 @@ class ReportBuilder:
         added = sum(self._counts)
         cases: Sequence[CaseResult] = Spooled(self._file, self._keys, False, self._counts[0], added, self._rename)
         failures: Sequence[CaseFailure] = Spooled(self._file, self._keys, True, self._counts[1], added)
-        averages = Averages()
-        for name in sorted(self._scores):
-            mean = self._scores[name].mean()
-            if mean is not None:
-                averages.scores[name] = mean
-        for name in sorted(self._assertions):
-            passed, count = self._assertions[name]
-            averages.assertions[name] = passed / count
-        for name in sorted(self._labels):
-            values = self._labels[name]
-            count = sum(values.values())
-            averages.labels[name] = {v: values[v] / count for v in sorted(values)}
-        for name in sorted(self._metrics):
-            mean = self._metrics[name].mean()
-            if mean is not None:
-                averages.metrics[name] = mean
-        totals = Totals(**vars(self._totals))
-        totals.fail_rate = totals.failed_cases / totals.cases if totals.cases else 0.0
+        averages, totals = self._aggregates.averages(), self._aggregates.totals()
         return ReportDocument(name=self.name, cases=cases, failures=failures, averages=averages, totals=totals)
 
     def close(self) -> None:

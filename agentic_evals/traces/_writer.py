@@ -10,13 +10,10 @@ status messages, resource and scope attributes and schema URLs): a test compares
 
 from __future__ import annotations
 
-import base64
 import gzip
-import json
 import logging
-import math
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
 
@@ -24,41 +21,13 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import SpanContext, StatusCode
 
+from ..otlp_encoding import json_line, key_values
+
 _logger = logging.getLogger(__name__)
 _STATUS_CODES = {StatusCode.UNSET: 0, StatusCode.OK: 1, StatusCode.ERROR: 2}
 _HAS_IS_REMOTE = 0x100
 _IS_REMOTE = 0x200
 """`SpanFlags`: whether the parent (or a link's target) is known to be remote, and whether it is."""
-
-
-def _double(value: float) -> float | str:
-    if math.isfinite(value):
-        return value
-    return 'NaN' if math.isnan(value) else ('Infinity' if value > 0 else '-Infinity')
-
-
-def _any_value(value: object) -> dict[str, Any]:
-    if value is None:
-        return {}  # an empty AnyValue, as OTel's encoder writes a None inside a sequence
-    if isinstance(value, str):
-        return {'stringValue': value}
-    if isinstance(value, bool):
-        return {'boolValue': value}
-    if isinstance(value, int):
-        return {'intValue': str(value)}
-    if isinstance(value, float):
-        return {'doubleValue': _double(value)}
-    if isinstance(value, (bytes, bytearray)):
-        return {'bytesValue': base64.b64encode(value).decode('ascii')}
-    if isinstance(value, Mapping):
-        return {'kvlistValue': {'values': _key_values(value)}}
-    if isinstance(value, Sequence):
-        return {'arrayValue': {'values': [_any_value(item) for item in value]}}
-    return {'stringValue': str(value)}
-
-
-def _key_values(attributes: Mapping[str, object] | None) -> list[dict[str, Any]]:
-    return [{'key': key, 'value': _any_value(value)} for key, value in (attributes or {}).items()]
 
 
 def _flags(parent: SpanContext | None) -> int:
@@ -86,7 +55,7 @@ def _span(span: ReadableSpan) -> dict[str, Any]:
     if span.end_time is not None:
         encoded['endTimeUnixNano'] = str(span.end_time)
     if span.attributes:
-        encoded['attributes'] = _key_values(span.attributes)
+        encoded['attributes'] = key_values(span.attributes)
     _dropped(encoded, 'droppedAttributesCount', span.dropped_attributes)
     if span.events:
         encoded['events'] = []
@@ -94,7 +63,7 @@ def _span(span: ReadableSpan) -> dict[str, Any]:
             encoded_event = {
                 'timeUnixNano': str(event.timestamp),
                 'name': event.name,
-                'attributes': _key_values(event.attributes),
+                'attributes': key_values(event.attributes),
             }
             _dropped(encoded_event, 'droppedAttributesCount', event.dropped_attributes)
             encoded['events'].append(encoded_event)
@@ -105,7 +74,7 @@ def _span(span: ReadableSpan) -> dict[str, Any]:
             encoded_link = {
                 'traceId': f'{link.context.trace_id:032x}',
                 'spanId': f'{link.context.span_id:016x}',
-                'attributes': _key_values(link.attributes),
+                'attributes': key_values(link.attributes),
                 'flags': _flags(link.context),
             }
             _dropped(encoded_link, 'droppedAttributesCount', link.dropped_attributes)
@@ -142,12 +111,12 @@ def _requests(spans: Iterable[ReadableSpan]) -> Iterable[tuple[int, dict[str, An
                     if scope.version:
                         entry['scope']['version'] = scope.version
                     if scope.attributes:
-                        entry['scope']['attributes'] = _key_values(scope.attributes)
+                        entry['scope']['attributes'] = key_values(scope.attributes)
                     if scope.schema_url:
                         entry['schemaUrl'] = scope.schema_url
                 scope_spans.append(entry)
             resource_entry: dict[str, Any] = {
-                'resource': {'attributes': _key_values(resource.attributes)},
+                'resource': {'attributes': key_values(resource.attributes)},
                 'scopeSpans': scope_spans,
             }
             if resource.schema_url:
@@ -163,21 +132,6 @@ def _open_text(path: Path, append: bool) -> TextIO:
     return cast(TextIO, open(path, mode, encoding='utf-8'))
 
 
-def _line(request: dict[str, Any]) -> str:
-    """One request as a JSON line that UTF-8 can encode.
-
-    Text as it is, except in a request holding a lone surrogate (any Python string may, and spans
-    copy strings from anywhere): UTF-8 cannot encode one, so that line is written with `\\uXXXX`
-    escapes, which JSON readers turn back into the same string.
-    """
-    text = json.dumps(request, separators=(',', ':'), ensure_ascii=False)
-    try:
-        text.encode('utf-8')
-    except UnicodeEncodeError:
-        text = json.dumps(request, separators=(',', ':'))
-    return text + '\n'
-
-
 def write_otlp_json(spans: Iterable[ReadableSpan], path: str | Path, *, append: bool = False) -> int:
     """Write finished spans to `path` as OTLP JSON lines, one request per trace; returns the span count.
 
@@ -188,7 +142,7 @@ def write_otlp_json(spans: Iterable[ReadableSpan], path: str | Path, *, append: 
     written = 0
     with _open_text(path, append) as stream:
         for count, request in _requests(spans):
-            stream.write(_line(request))
+            stream.write(json_line(request))
             written += count
     return written
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentic_evals.reports.html_page import read_payload
+from agentic_evals.views.html_page import read_payload
 
 from . import DATASET, run_cli, traces
 

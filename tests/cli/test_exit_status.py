@@ -247,7 +247,7 @@ sys.exit(entry())
     [
         'agentic_evals.cli',  # the console script's own imports, before main() runs
         'agentic_evals.cli.common',
-        'agentic_evals.reports.junit',  # a handler's lazy imports
+        'agentic_evals.views.junit',  # a handler's lazy imports
     ],
 )
 def test_ctrl_c_during_imports_is_130_in_one_line(tmp_path: Path, module: str) -> None:
@@ -304,7 +304,7 @@ sys.exit(entry())
 
 @pytest.mark.slow
 @pytest.mark.parametrize('made_into', ['error', 'swallowed', 'unraisable'])
-@pytest.mark.parametrize('module', ['agentic_evals.cli.common', 'agentic_evals.reports.junit'])
+@pytest.mark.parametrize('module', ['agentic_evals.cli.common', 'agentic_evals.views.junit'])
 def test_ctrl_c_made_into_something_else_is_still_130_in_one_line(tmp_path: Path, module: str, made_into: str) -> None:
     """Not an internal error (3), a usage error (2) nor a lost interrupt ("Exception ignored", the
     run going on or never ending): seen under load as a `SchemaError` and in importlib's

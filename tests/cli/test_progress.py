@@ -11,7 +11,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from rich.console import Console
 
 from agentic_evals import capture, write_otlp_json
-from agentic_evals.reports.progress import SHOW_AFTER, TraceProgress
+from agentic_evals.cli.progress import SHOW_AFTER, TraceProgress
 
 from . import run_cli
 

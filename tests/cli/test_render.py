@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentic_evals.reports.html_page import read_payload
+from agentic_evals.views.html_page import read_payload
 
 from . import ROOT, run_cli
 

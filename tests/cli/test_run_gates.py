@@ -70,11 +70,11 @@ def test_duration_gates(capsys: pytest.CaptureFixture[str]) -> None:
     done = run_cli(capsys, *argv)
     assert done.code == 0, done.out
     mean, per_case = done.last_line.split('; ')[-2:]
-    assert mean.startswith('duration average 0.') and mean.endswith('s <= 60s')
-    assert per_case.startswith('duration <= 60s on all 4 cases (highest 0.')
+    assert mean.startswith('duration average ') and mean.endswith(' ms <= 60 s')
+    assert per_case.startswith('duration <= 60 s on all 4 cases (highest ') and per_case.endswith(' ms)')
     failing = run_cli(capsys, 'run', str(DATASET), traces('baseline'), '--max-case-metric', 'duration=0')
     assert failing.code == 1
-    assert failing.last_line.startswith("FAIL: duration > 0s on 4 of 4 cases ('refund' 0.")
+    assert failing.last_line.startswith("FAIL: duration > 0 µs on 4 of 4 cases ('refund' ")
 
 
 def test_cost_not_recorded_fails_rather_than_passes(capsys: pytest.CaptureFixture[str]) -> None:

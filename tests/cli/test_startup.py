@@ -19,7 +19,7 @@ LIGHT = {
     'agentic_evals.errors',
     'agentic_evals.interrupts',
     'agentic_evals.reports',
-    'agentic_evals.reports.text',
+    'agentic_evals.views.text',
 }
 """The package's own modules the parser may load; `agentic_evals.cli.*` too."""
 
@@ -61,7 +61,7 @@ def test_the_way_to_the_parser_imports_nothing_heavy(module: str) -> None:
 
 
 def test_the_import_reader_sees_imports() -> None:
-    assert _heavy('pydantic_evals.reporting') and _heavy('agentic_evals.reports.table') and not _heavy('argparse')
+    assert _heavy('pydantic_evals.reporting') and _heavy('agentic_evals.views.table') and not _heavy('argparse')
     assert _top_level_imports(PACKAGE / 'cli' / 'compare.py') == [
         '__future__',
         'argparse',

@@ -25,7 +25,7 @@ from pydantic_evals.reporting import EvaluationReport, ReportCase
 from agentic_evals import AgenticEvalsError, MaxToolCalls, evaluate_trace_files, load_traces
 from agentic_evals.engines import local
 from agentic_evals.offline.evaluate import scored_cases
-from agentic_evals.offline.suite import load_dataset
+from agentic_evals.offline.suite import Suite, load_dataset
 from agentic_evals.reports.case_trace import case_details
 from agentic_evals.reports.document import (
     AssertionResult,
@@ -36,6 +36,8 @@ from agentic_evals.reports.document import (
     document_from_report,
     dump_document,
 )
+from agentic_evals.reports.gates import Gates
+from agentic_evals.reports.judge import check_gates, judged
 from agentic_evals.reports.stream import ReportBuilder
 from agentic_evals.traces._load import load_partition
 
@@ -140,6 +142,12 @@ def in_memory(dataset: Dataset[Any, Any, Any], sources: list[str]) -> ReportDocu
     return document_from_report(report, lambda case: details.get(id(case)), expected)
 
 
+def as_run(document: ReportDocument, suite: Suite) -> ReportDocument:
+    """`document` with the verdicts `run` writes in its JSON report (its default gates)."""
+    gates = Gates(expected=suite.expected_results())
+    return judged(document, gates, check_gates(document, gates, known_names=suite.evaluation_names()))
+
+
 def test_the_streamed_report_is_the_in_memory_one(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Cases found by each rule, and one by none: the same JSON as `evaluate_traces` and `document_from_report`."""
     loaded = list(load_traces(traces('baseline')))
@@ -160,7 +168,7 @@ def test_the_streamed_report_is_the_in_memory_one(capsys: pytest.CaptureFixture[
     suite = load_dataset(dataset_file)
     assert suite.dataset is not None
     sources = [traces('baseline'), str(tmp_path / 'by_file.otlp.jsonl')]
-    expected = dump_document(in_memory(suite.dataset, sources))
+    expected = dump_document(as_run(in_memory(suite.dataset, sources), suite))
     for workers in ('1', '2'):
         out = tmp_path / f'{workers}.json'
         done = run_cli(capsys, 'run', str(dataset_file), *sources, '--json', str(out), '--workers', workers)
@@ -294,7 +302,7 @@ def test_from_python_the_document_is_the_commands(
     run_cli(capsys, 'run', str(DATASET), traces('regressed'), '--json', str(out))
     dataset = load_dataset(DATASET).dataset
     document = evaluate_trace_files(traces('regressed'), dataset=dataset, workers=workers, details=True)
-    assert dump_document(document) == out.read_text(encoding='utf-8')
+    assert dump_document(as_run(document, load_dataset(DATASET))) == out.read_text(encoding='utf-8')
     assert document.totals.failed_cases == 3
     with pytest.raises(ValueError, match='not both'):
         evaluate_trace_files(traces('regressed'), dataset=dataset, evaluators=[MaxToolCalls(3)])

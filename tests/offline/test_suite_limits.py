@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agentic_evals import FileError
-from agentic_evals.offline import suite
-from agentic_evals.offline.suite import MAX_ALIAS_VALUES, MAX_DEPTH, MAX_FILE_BYTES, load_dataset, load_evaluators
+from agentic_evals import FileError, files
+from agentic_evals.files import MAX_ALIAS_VALUES, MAX_DEPTH, MAX_FILE_BYTES
+from agentic_evals.offline.suite import load_dataset, load_evaluators
 
 LAUGHS = '\n'.join(
     [
@@ -151,7 +151,7 @@ def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
 
 
 def test_a_device_without_a_size_is_read_up_to_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(suite, 'MAX_FILE_BYTES', 2 * 1024 * 1024)
+    monkeypatch.setattr(files, 'MAX_FILE_BYTES', 2 * 1024 * 1024)
     with pytest.raises(FileError) as raised:
         load_dataset(Path('/dev/zero'))
     assert str(raised.value) == '/dev/zero: too large: more than 2 MiB'

@@ -16,10 +16,11 @@ from agentic_evals.reports.document import (
     ReportDocument,
     ScoreResult,
 )
-from agentic_evals.reports.gates import Gates, MaxMetric, MinScore, UnknownResultError, check_gates, format_metric
-from agentic_evals.reports.junit import render_junit
-from agentic_evals.reports.markdown import render_markdown
-from agentic_evals.reports.table import print_report
+from agentic_evals.reports.gates import Gates, MaxMetric, MinScore, UnknownResultError, format_duration, format_metric
+from agentic_evals.reports.judge import check_gates
+from agentic_evals.views.junit import render_junit
+from agentic_evals.views.markdown import render_markdown
+from agentic_evals.views.table import print_report
 
 
 def _case(
@@ -134,9 +135,9 @@ def test_max_case_metric_names_the_cases_over_the_limit_or_without_it(document: 
 
 
 def test_duration_is_the_recorded_run_time(document: ReportDocument) -> None:
-    assert _summary(document, max_metrics=(MaxMetric('duration', 1.1),)) == 'FAIL: duration average 1.2s > 1.1s'
+    assert _summary(document, max_metrics=(MaxMetric('duration', 1.1),)) == 'FAIL: duration average 1.2 s > 1.1 s'
     assert _summary(document, max_case_metrics=(MaxMetric('duration', 1.5),)) == (
-        "FAIL: duration > 1.5s or missing on 2 of 6 cases ('a' 2s, 'f' not run)"
+        "FAIL: duration > 1.5 s or missing on 2 of 6 cases ('a' 2 s, 'f' not run)"
     )
 
 
@@ -167,7 +168,19 @@ def test_metric_numbers_are_shown_as_counts_costs_and_seconds() -> None:
     assert format_metric('input_tokens', 177.5) == '177.5'
     assert format_metric('cost', 0.0022050000000000004) == '0.002205'
     assert format_metric('cost', 0.0022051, 0.0022052) == '0.0022051'
-    assert format_metric('duration', 0.25) == '0.25s'
+    assert format_metric('duration', 0.25) == '250 ms'
+    assert [format_duration(s) for s in (0.00085, 0.0123, 0.731, 0.008977, 1.25, 12.345, 1250.0)] == [
+        '850 µs',
+        '12.3 ms',
+        '731 ms',
+        '8.98 ms',
+        '1.25 s',
+        '12.3 s',
+        '1250 s',
+    ]
+    # more digits only where two different durations would read the same
+    assert (format_duration(1.2341, 1.2342), format_duration(1.2342, 1.2341)) == ('1.2341 s', '1.2342 s')
+    assert (format_duration(0.0005004, 0.0005), format_duration(0.0005, 0.0005004)) == ('500.4 µs', '500 µs')
 
 
 def test_junit_fails_the_testcases_a_per_case_gate_fails(document: ReportDocument) -> None:
@@ -230,10 +243,10 @@ def test_markdown_shows_the_gates_and_what_fails_them(document: ReportDocument) 
 def test_markdown_shows_a_duration_gate_with_its_average(document: ReportDocument) -> None:
     gates = Gates(max_metrics=(MaxMetric('duration', 2),), max_case_metrics=(MaxMetric('duration', 3),))
     lines = render_markdown(document, gates, check_gates(document, gates)).splitlines()
-    assert '| duration | metric | 1.2s | ✅ <= 2s; ❌ 1 missing |' in lines
+    assert '| duration | metric | 1.2 s | ✅ <= 2 s; ❌ 1 missing |' in lines
     ran = ReportDocument(name='n', cases=document.cases).with_derived()
     lines = render_markdown(ran, gates, check_gates(ran, gates)).splitlines()
-    assert '| duration | metric | 1.2s | ✅ <= 2s; ✅ each <= 3s |' in lines
+    assert '| duration | metric | 1.2 s | ✅ <= 2 s; ✅ each <= 3 s |' in lines
 
 
 def test_the_terminal_table_shows_the_gates(document: ReportDocument) -> None:
@@ -244,7 +257,7 @@ def test_the_terminal_table_shows_the_gates(document: ReportDocument) -> None:
         max_case_metrics=(MaxMetric('requests', 3),),
     )
     console = Console(width=160, record=True, color_system=None)
-    print_report(document, gates, console)
+    print_report(document, gates, check_gates(document, gates), console)
     lines = [line.rstrip() for line in console.export_text().splitlines()]
     assert '  b      budget     FAIL' in lines
     assert any(line.split() == ['match', 'missing', 'no', 'result', '(--min-case-score)'] for line in lines)
@@ -254,7 +267,7 @@ def test_the_terminal_table_shows_the_gates(document: ReportDocument) -> None:
         line.split() == ['match', 'score', '0.675', 'FAIL:', '2', 'case(s)', '<', '0.650,', '2', 'missing']
         for line in lines
     )
-    assert any(line.split() == ['duration', 'metric', '1.2s', 'FAIL:', '>', '1s'] for line in lines)
+    assert any(line.split() == ['duration', 'metric', '1.2', 's', 'FAIL:', '>', '1', 's'] for line in lines)
     assert any(
         line.split() == ['requests', 'metric', '3.6', 'FAIL:', '2', 'case(s)', '>', '3,', '1', 'missing']
         for line in lines

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentic_evals import FileError
-from agentic_evals.offline.suite import MAX_FILE_BYTES
+from agentic_evals.files import MAX_FILE_BYTES
 from agentic_evals.reports.document import (
     SCHEMA,
     AssertionResult,

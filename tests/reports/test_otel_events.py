@@ -39,9 +39,9 @@ from agentic_evals.reports.document import (
     document_from_report,
     read_document,
 )
-from agentic_evals.reports.otel_events import (
+from agentic_evals.reports.events import evaluation_events
+from agentic_evals.views.otlp_export import (
     emit_otlp,
-    evaluation_events,
     export_timeout,
     otlp_protocol,
     render_otlp_json_lines,

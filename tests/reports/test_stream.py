@@ -10,9 +10,10 @@ import pytest
 
 from agentic_evals.reports import stream
 from agentic_evals.reports.document import AssertionResult, CaseFailure, CaseResult, ScoreResult
-from agentic_evals.reports.gates import Gates, MaxMetric, MinScore, check_gates
-from agentic_evals.reports.markdown import markdown_chunks
+from agentic_evals.reports.gates import Gates, MaxMetric, MinScore
+from agentic_evals.reports.judge import check_gates
 from agentic_evals.reports.stream import Key, ReportBuilder
+from agentic_evals.views.markdown import markdown_chunks
 
 
 def test_entries_come_in_the_order_their_keys_sort_in_ties_by_arrival() -> None:

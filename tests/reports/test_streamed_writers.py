@@ -24,9 +24,7 @@ import pytest
 
 from agentic_evals.cli import main
 from agentic_evals.cli.common import UsageError, write_chunks, write_text
-from agentic_evals.reports import html as html_module
-from agentic_evals.reports import markdown as markdown_module
-from agentic_evals.reports import otel_events
+from agentic_evals.otlp_encoding import key_values
 from agentic_evals.reports.document import (
     AgentSpan,
     AlignedCall,
@@ -41,17 +39,23 @@ from agentic_evals.reports.document import (
     RequestSpan,
     ScoreResult,
     Timeline,
+    Verdict,
     document_chunks,
     dump_document,
     read_document,
 )
-from agentic_evals.reports.gates import Gates, MaxMetric, MinScore, Verdict, check_gates
-from agentic_evals.reports.html import html_chunks, payload, payload_text, read_report_payload, render_html
-from agentic_evals.reports.html_page import asset, render_page
-from agentic_evals.reports.junit import junit_chunks, render_junit
-from agentic_evals.reports.markdown import markdown_chunks, render_markdown
-from agentic_evals.reports.otel_events import emit_otlp, evaluation_events, otlp_json_line_chunks
-from agentic_evals.reports.text import visible
+from agentic_evals.reports.events import evaluation_events
+from agentic_evals.reports.gates import Gates, MaxMetric, MinScore
+from agentic_evals.reports.judge import check_gates
+from agentic_evals.views import html as html_module
+from agentic_evals.views import markdown as markdown_module
+from agentic_evals.views import otlp_export as otel_events
+from agentic_evals.views.html import html_chunks, payload, payload_text, read_report_payload, render_html
+from agentic_evals.views.html_page import asset, render_page
+from agentic_evals.views.junit import junit_chunks, render_junit
+from agentic_evals.views.markdown import markdown_chunks, render_markdown
+from agentic_evals.views.otlp_export import emit_otlp, otlp_json_line_chunks
+from agentic_evals.views.text import visible
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / 'streamed_data'
@@ -276,7 +280,7 @@ def test_the_otlp_lines_hold_every_event_in_requests_of_a_thousand() -> None:
         len(records) - 2000,
     ]
     events = evaluation_events(whole)
-    assert [r['attributes'] for r in records] == [otel_events._key_values(e.attributes) for e in events]
+    assert [r['attributes'] for r in records] == [key_values(e.attributes) for e in events]
     assert all(line.endswith('\n') and line.count('\n') == 1 for line in lines)
 
 

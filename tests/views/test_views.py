@@ -22,9 +22,10 @@ from agentic_evals.reports.document import (
     dump_document,
     read_document,
 )
-from agentic_evals.reports.gates import Gates, MinScore, check_gates, format_number
-from agentic_evals.reports.junit import render_junit
-from agentic_evals.reports.markdown import markdown_cell, render_markdown
+from agentic_evals.reports.gates import Gates, MinScore, format_number
+from agentic_evals.reports.judge import check_gates
+from agentic_evals.views.junit import render_junit
+from agentic_evals.views.markdown import markdown_cell, render_markdown
 
 from ..cli import traces
 from ..real_runs import VALIDATION_SPANS
@@ -81,7 +82,7 @@ def test_json_round_trip(document: ReportDocument, tmp_path: Path) -> None:
     path = tmp_path / 'report.json'
     path.write_text(dump_document(document), encoding='utf-8')
     raw = json.loads(path.read_text(encoding='utf-8'))
-    assert list(raw) == ['schema', 'name', 'cases', 'failures', 'averages', 'totals']
+    assert list(raw) == ['schema', 'name', 'cases', 'failures', 'averages', 'totals', 'verdict']
     assert raw['cases'][0]['metrics']['requests'] == 14  # ints stay ints
     assert read_document(path) == document
 

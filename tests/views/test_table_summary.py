@@ -8,8 +8,9 @@ import pytest
 
 from agentic_evals.reports.document import AssertionResult, CaseResult, ReportDocument, ScoreResult
 from agentic_evals.reports.gates import Gates
-from agentic_evals.reports.table import FAILING_CASES_SHOWN, SUMMARY_CASES, print_report
-from agentic_evals.reports.terminal import make_console
+from agentic_evals.reports.judge import check_gates
+from agentic_evals.views.table import FAILING_CASES_SHOWN, SUMMARY_CASES, print_report
+from agentic_evals.views.terminal import make_console
 
 NOTE = '--all-rows shows every row'
 
@@ -30,7 +31,7 @@ def _document(cases: int, failing: set[int]) -> ReportDocument:
 
 def _printed(document: ReportDocument, **options: bool) -> str:
     out = io.StringIO()
-    print_report(document, Gates(), make_console(out), **options)
+    print_report(document, Gates(), check_gates(document, Gates()), make_console(out), **options)
     return out.getvalue()
 
 

@@ -21,7 +21,6 @@ from pydantic_evals import Case, Dataset
 
 from agentic_evals import Gates, MaxToolCalls, MinScore, TrajectoryMatch, html_report, write_html_report
 from agentic_evals.cli import main
-from agentic_evals.reports import html as html_module
 from agentic_evals.reports.document import (
     AgentSpan,
     AlignedCall,
@@ -38,8 +37,9 @@ from agentic_evals.reports.document import (
     Timeline,
     read_document,
 )
-from agentic_evals.reports.gates import check_gates
-from agentic_evals.reports.html import (
+from agentic_evals.reports.judge import check_gates
+from agentic_evals.views import html as html_module
+from agentic_evals.views.html import (
     FIRST_ROWS,
     LOADED_SELECTOR,
     NO_SPANS,
@@ -49,14 +49,14 @@ from agentic_evals.reports.html import (
     read_report_payload,
     render_html,
 )
-from agentic_evals.reports.html_page import (
+from agentic_evals.views.html_page import (
     COMPRESS_ABOVE,
     PAYLOAD_ID,
     read_parts,
     read_payload,
     render_page,
 )
-from agentic_evals.reports.text import visible
+from agentic_evals.views.text import visible
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / 'fixtures' / 'support'
@@ -253,7 +253,7 @@ def test_the_page_code_may_not_close_its_own_element() -> None:
 
 
 def test_the_ready_selector_is_what_the_page_sets() -> None:
-    from agentic_evals.reports.html_page import asset
+    from agentic_evals.views.html_page import asset
 
     assert READY_SELECTOR == 'body[data-ready]'
     assert "document.body.dataset.ready = ''" in asset('report.js')
@@ -343,7 +343,7 @@ def test_timeline_times_are_whole_microseconds_and_null_when_not_finite() -> Non
 
 def test_the_assets_ship_in_the_package() -> None:
     """Package data next to the modules (hatch puts every file under agentic_evals/ in the wheel)."""
-    folder = ROOT / 'agentic_evals' / 'reports' / 'html_assets'
+    folder = ROOT / 'agentic_evals' / 'views' / 'html_assets'
     assert {p.name for p in folder.iterdir()} >= {'base.css', 'page.js', 'report.css', 'report.js'}
     tracked = subprocess.run(['git', 'ls-files', str(folder)], capture_output=True, text=True, cwd=ROOT, check=False)
     if tracked.returncode == 0:  # a git checkout: the files are committed, so a built wheel has them
@@ -357,7 +357,7 @@ def test_the_assets_ship_in_the_package() -> None:
 
 def test_no_data_reaches_the_page_as_markup() -> None:
     """The page's scripts build every element through AE.h (textContent); none assigns markup."""
-    from agentic_evals.reports.html_page import asset
+    from agentic_evals.views.html_page import asset
 
     for name in ('page.js', 'report.js'):
         code = asset(name)

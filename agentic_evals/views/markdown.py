@@ -18,22 +18,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from .document import CaseFailure, CaseResult, ReportDocument
-from .gates import (
-    DURATION,
-    Gates,
-    Verdict,
-    case_metric,
-    cases_above,
-    cases_below,
-    failing_count,
-    format_metric,
-    format_number,
-    metric_mean,
-)
+from ..reports.document import AverageVerdict, CaseFailure, CaseResult, Check, ReportDocument, Verdict
+from ..reports.gates import DURATION, Gates, format_number
+from ..reports.judge import case_verdict
 from .text import visible
+from .wording import average_figure, check_figure, gate_phrase
 
-PASS, FAIL, ERROR = '✅', '❌', '⚠️'
+PASS, FAIL, ERROR, BELOW = '✅', '❌', '⚠️', '⚠️'
 
 
 SUMMARY_CASES = 50
@@ -55,7 +46,7 @@ def markdown_chunks(document: ReportDocument, gates: Gates, verdict: Verdict) ->
     status = 'PASS' if verdict.passed else 'FAIL'
     icon = PASS if verdict.passed else FAIL
     yield f'## {icon} agentic-evals: {markdown_cell(document.name)} — {status}\n\n{markdown_cell(verdict.summary)}'
-    averages = _averages_rows(document, gates, survey.assertions)
+    averages = _averages_rows(document, verdict)
     if averages:
         yield '\n\n' + markdown_table(['Result', 'Kind', 'Average', 'Gate'], averages)
     limit = FAILING_CASES_SHOWN if survey.summarised else None
@@ -100,7 +91,7 @@ def _matrix_note(total: int, failing: int, listed: int) -> str:
 
 class _Survey:
     """What the pieces before the rows need, counted in one pass: the attention rows and failing cases,
-    the matrix's result names, and each assertion's passes."""
+    and the matrix's result names."""
 
     def __init__(self, document: ReportDocument, gates: Gates) -> None:
         self.summarised = len(document.cases) > SUMMARY_CASES
@@ -109,17 +100,11 @@ class _Survey:
         self.failing = 0
         """Cases with a row in the attention table, case failures included."""
         self.names: set[str] = set()
-        self.assertions: dict[str, list[int]] = {}
-        """Assertion name -> [cases passing it, cases that have it]."""
         for case in document.cases:
             rows = len(_case_attention(case, gates))
             self.attention += rows
             self.failing += bool(rows)
             self.names.update(case.assertions, case.scores, case.labels, _errors(case))
-            for name, assertion in case.assertions.items():
-                counts = self.assertions.setdefault(name, [0, 0])
-                counts[0] += assertion.value
-                counts[1] += 1
         self.attention += len(document.failures)  # one row each
         self.failing += len(document.failures)
 
@@ -162,75 +147,28 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return '\n'.join(lines)
 
 
-def _averages_rows(document: ReportDocument, gates: Gates, passes: dict[str, list[int]]) -> list[list[str]]:
+def _averages_rows(document: ReportDocument, verdict: Verdict) -> list[list[str]]:
+    """The averages with their gates, as the verdict judged them; the labels' shares; the metrics recorded
+    (and `duration` when a gate names it)."""
     rows: list[list[str]] = []
-    averages = document.averages
-    for name, value in averages.scores.items():
-        threshold = gates.threshold_for(name)
-        gate = _joined(_gate(value, threshold), _case_gate(document, gates, name))
-        rows.append([markdown_cell(name), 'score', format_number(value, threshold), gate])
-    for name, rate in averages.assertions.items():
-        passed, total = passes.get(name, (0, 0))
-        threshold = gates.threshold_for(name)
-        per_case = _case_gate(document, gates, name)
-        if threshold is not None or per_case:
-            gate = _joined(_gate(rate, threshold), per_case)
-        elif rate == 1.0:
-            gate = f'{PASS} all pass'
-        else:
-            gate = 'allowed' if gates.allow_failures else f'{FAIL} all must pass'
-        rows.append([markdown_cell(name), 'assertion', f'{rate:.1%} ({passed}/{total})', gate])
-    for name, shares in averages.labels.items():
+    judged = [row for row in verdict.averages if row.kind != 'metric']
+    for row in judged:
+        rows.append([markdown_cell(row.name), row.kind, average_figure(row), _gate_cell(row)])
+    for name, shares in document.averages.labels.items():
         shown = ', '.join(f'{markdown_cell(v)}: {s:.0%}' for v, s in shares.items())
         rows.append([markdown_cell(name), 'label', shown, ''])
-    metrics = dict(averages.metrics)
-    for name in gates.gated_metrics():
-        mean = metric_mean(document, name) if name == DURATION else metrics.get(name)
-        if mean is not None and name not in metrics:
-            metrics[name] = mean
-    for name, mean in metrics.items():
-        if name == DURATION:
-            shown = format_metric(name, mean)
-        else:
-            shown = f'{mean:,.0f}' if float(mean).is_integer() else f'{mean:,.1f}'
-        rows.append([markdown_cell(name), 'metric', shown, _metric_gate(document, gates, name, mean)])
+    for row in verdict.averages:
+        if row.kind == 'metric' and (row.name != DURATION or row.gates):
+            rows.append([markdown_cell(row.name), 'metric', average_figure(row), _gate_cell(row)])
     return rows
 
 
-def _gate(value: float, threshold: float | None) -> str:
-    if threshold is None:
-        return ''
-    if value >= threshold:
-        return f'{PASS} >= {format_number(threshold, value)}'
-    return f'{FAIL} < {format_number(threshold, value)}'
-
-
-def _case_gate(document: ReportDocument, gates: Gates, name: str) -> str:
-    threshold = gates.case_threshold_for(name)
-    if threshold is None:
-        return ''
-    failing = cases_below(document, gates, name, threshold)
-    if not failing:
-        return f'{PASS} each >= {format_number(threshold)}'
-    return f'{FAIL} {failing_count(failing, "<", format_number(threshold))}'
-
-
-def _metric_gate(document: ReportDocument, gates: Gates, name: str, mean: float) -> str:
-    cells: list[str] = []
-    limit = gates.metric_limit_for(name)
-    if limit is not None:
-        bound = format_metric(name, limit, mean)
-        cells.append(f'{PASS} <= {bound}' if mean <= limit else f'{FAIL} > {bound}')
-    case_limit = gates.case_metric_limit_for(name)
-    if case_limit is not None:
-        failing = cases_above(document, name, case_limit)
-        bound = format_metric(name, case_limit)
-        cells.append(f'{PASS} each <= {bound}' if not failing else f'{FAIL} {failing_count(failing, ">", bound)}')
-    return _joined(*cells)
-
-
-def _joined(*cells: str) -> str:
-    return '; '.join(cell for cell in cells if cell)
+def _gate_cell(row: AverageVerdict) -> str:
+    cells = []
+    for gate in row.gates:
+        phrase = gate_phrase(row, gate)
+        cells.append(phrase if gate.status == 'allowed' else f'{PASS if gate.status == "pass" else FAIL} {phrase}')
+    return '; '.join(cells)
 
 
 def _attention(document: ReportDocument, gates: Gates) -> Iterator[list[list[str]]]:
@@ -242,48 +180,35 @@ def _attention(document: ReportDocument, gates: Gates) -> Iterator[list[list[str
 
 
 def _case_attention(case: CaseResult, gates: Gates) -> list[list[str]]:
-    rows: list[list[str]] = []
-    case_cell = markdown_cell(case.name)
-    for name, assertion in sorted(case.assertions.items()):
-        if not assertion.value:
-            rows.append([case_cell, markdown_cell(name), f'{FAIL} fail', markdown_cell(assertion.reason or '')])
-    for name, score in sorted(case.scores.items()):
-        thresholds = [t for t in (gates.threshold_for(name), gates.case_threshold_for(name)) if t is not None]
-        failed = [t for t in thresholds if score.value is None or score.value < t]
-        if failed:
-            threshold = max(failed)
-            value = 'n/a' if score.value is None else format_number(score.value, threshold)
-            shown = f'{FAIL} {value} < {format_number(threshold, score.value)}'
-            rows.append([case_cell, markdown_cell(name), shown, markdown_cell(score.reason or '')])
-    for error in case.evaluator_errors:
-        rows.append([case_cell, markdown_cell(error.name), f'{ERROR} error', markdown_cell(error.message)])
-    rows += _case_gate_rows(case, gates)
-    return rows
+    """A row per check of the case that needs attention: what failed (allowed or not), a score below its
+    average's gate, an evaluator error, a result or metric a per-case gate finds missing or over."""
+    return [_attention_row(case, check) for check in case_verdict(case, gates).checks if check.status in _ATTENTION]
+
+
+_ATTENTION = ('fail', 'allowed', 'below')
+
+
+def _attention_row(case: CaseResult, check: Check) -> list[str]:
+    case_cell, name_cell = markdown_cell(case.name), markdown_cell(check.name)
+    if check.kind == 'assertion':
+        said = case.assertions[check.name].reason or ''
+        return [case_cell, name_cell, f'{FAIL} fail', markdown_cell(said)]
+    if check.kind == 'error':
+        message = next(e.message for e in case.evaluator_errors if e.name == check.name)
+        return [case_cell, name_cell, f'{ERROR} error', markdown_cell(message)]
+    if check.kind == 'missing':
+        return [case_cell, name_cell, f'{FAIL} missing', 'no result (min-case-score)']
+    if check.kind == 'metric':
+        why = 'not recorded (max-case-metric)' if check.value is None else 'max-case-metric'
+        return [case_cell, name_cell, f'{FAIL} {check_figure(check)}', why]
+    icon = BELOW if check.status == 'below' else FAIL
+    result = case.scores.get(check.name) or case.assertions.get(check.name)
+    reason = result.reason if result is not None else None
+    return [case_cell, name_cell, f'{icon} {check_figure(check)}', markdown_cell(reason or '')]
 
 
 def _failure_attention(failure: CaseFailure) -> list[str]:
     return [markdown_cell(failure.name), '(case)', f'{ERROR} error', markdown_cell(failure.error)]
-
-
-def _case_gate_rows(case: CaseResult, gates: Gates) -> list[list[str]]:
-    """What a case fails of the per-case gates beyond its own results: a missing result, a metric over its limit."""
-    rows: list[list[str]] = []
-    case_cell = markdown_cell(case.name)
-    present = {*case.scores, *case.assertions, *(e.name for e in case.evaluator_errors)}
-    for name in dict.fromkeys(g.name for g in gates.min_case_scores):
-        if name not in present and gates.expects(case.name, name):
-            rows.append([case_cell, markdown_cell(name), f'{FAIL} missing', 'no result (min-case-score)'])
-    for name in dict.fromkeys(g.name for g in gates.max_case_metrics):
-        limit = gates.case_metric_limit_for(name)
-        value = case_metric(case, name)
-        if limit is None or (value is not None and value <= limit):
-            continue
-        if value is None:
-            rows.append([case_cell, markdown_cell(name), f'{FAIL} missing', 'not recorded (max-case-metric)'])
-        else:
-            shown = f'{FAIL} {format_metric(name, value, limit)} > {format_metric(name, limit, value)}'
-            rows.append([case_cell, markdown_cell(name), shown, 'max-case-metric'])
-    return rows
 
 
 def _matrix_rows(

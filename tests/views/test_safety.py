@@ -13,7 +13,6 @@ from markdown_it import MarkdownIt
 from rich.text import Text
 
 from agentic_evals.reports.compare import compare_documents
-from agentic_evals.reports.compare_view import print_comparison, render_comparison_markdown
 from agentic_evals.reports.document import (
     AssertionResult,
     CaseFailure,
@@ -24,12 +23,14 @@ from agentic_evals.reports.document import (
     ScoreResult,
     dump_document,
 )
-from agentic_evals.reports.gates import Gates, MinScore, check_gates
-from agentic_evals.reports.junit import render_junit
-from agentic_evals.reports.markdown import markdown_cell, render_markdown
-from agentic_evals.reports.table import print_report
-from agentic_evals.reports.terminal import make_console, print_verdict
-from agentic_evals.reports.text import one_line, visible
+from agentic_evals.reports.gates import Gates, MinScore
+from agentic_evals.reports.judge import check_gates
+from agentic_evals.views.compare_view import print_comparison, render_comparison_markdown
+from agentic_evals.views.junit import render_junit
+from agentic_evals.views.markdown import markdown_cell, render_markdown
+from agentic_evals.views.table import print_report
+from agentic_evals.views.terminal import make_console, print_verdict
+from agentic_evals.views.text import one_line, visible
 
 from ..cli import hostile_trace, run_cli
 
@@ -69,7 +70,7 @@ def test_the_terminal_table_and_verdict_show_data_as_text(monkeypatch: pytest.Mo
     gates = Gates(min_scores=(MinScore(f'score {HOSTILE}', 0.5),))
     out = _Terminal() if terminal else io.StringIO()
     console = make_console(out)
-    print_report(document, gates, console, reasons=True)
+    print_report(document, gates, check_gates(document, gates), console, reasons=True)
     print_verdict(console, check_gates(document, gates).summary, passed=False)
     text = out.getvalue()
     if terminal:  # rich's own styles (SGR sequences) are there, nothing else that starts with ESC

@@ -7,8 +7,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .compare import AverageChange, Comparison
-from .gates import format_number
+from ..reports.compare import AverageChange, Comparison
+from ..reports.gates import format_number
 from .markdown import FAIL, PASS, markdown_cell, markdown_table
 from .terminal import data_text
 

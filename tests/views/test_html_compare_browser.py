@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from playwright.sync_api import expect
 
 from agentic_evals.reports.compare import Comparison
-from agentic_evals.reports.html_compare import render_comparison_html
+from agentic_evals.views.html_compare import render_comparison_html
 
 from .test_html_compare import HOSTILE, big_comparison, hostile_comparison, mixed_comparison, support_comparison
 

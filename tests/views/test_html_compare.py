@@ -1,4 +1,4 @@
-"""The comparison as HTML (reports/html_compare.py): the payload the page draws, and the page around it.
+"""The comparison as HTML (views/html_compare.py): the payload the page draws, and the page around it.
 
 The real comparison is the support agent's baseline against its regressed run, read from the trace
 files committed in `fixtures/support/`; the browser tests (test_html_compare_browser.py) open the
@@ -36,8 +36,8 @@ from agentic_evals.reports.document import (
     Timeline,
     read_document,
 )
-from agentic_evals.reports.html_compare import VIEW, comparison_payload, render_comparison_html
-from agentic_evals.reports.html_page import read_payload
+from agentic_evals.views.html_compare import VIEW, comparison_payload, render_comparison_html
+from agentic_evals.views.html_page import read_payload
 
 SUPPORT = Path(__file__).resolve().parents[2] / 'fixtures' / 'support'
 HOSTILE = '</script><img src=x onerror=alert(1)>'

@@ -28,9 +28,10 @@ from agentic_evals.reports.document import (
     ScoreResult,
     Timeline,
 )
-from agentic_evals.reports.gates import Gates, check_gates
-from agentic_evals.reports.html import FIRST_ROWS, LOADED_SELECTOR, READY_SELECTOR, render_html
-from agentic_evals.reports.text import visible
+from agentic_evals.reports.gates import Gates
+from agentic_evals.reports.judge import check_gates
+from agentic_evals.views.html import FIRST_ROWS, LOADED_SELECTOR, READY_SELECTOR, render_html
+from agentic_evals.views.text import visible
 
 from .test_html import HOSTILE, hostile_document
 
@@ -499,3 +500,27 @@ def test_screenshots_are_named_after_the_module_and_the_test(open_report: Report
     assert open_report.name == 'test_html_browser-test_screenshots_are_named_after_the_module_and_the_test'
     open_report.html('<!DOCTYPE html><title>t</title><p>x</p>')
     assert open_report.screenshot('extra').name == f'{open_report.name}-extra.png'
+
+
+def test_the_page_writes_durations_as_every_view_does(tmp_path: Path, open_report: ReportOpener) -> None:
+    """`AE.seconds` (page.js) and `format_duration` (every other view, the gates' details) write the same."""
+    from agentic_evals.reports.gates import format_duration
+
+    samples = [
+        0.0,
+        0.0000004,
+        0.00085,
+        0.000999,
+        0.0012345,
+        0.008977,
+        0.0123,
+        0.731,
+        0.99996,
+        1.0,
+        1.25,
+        12.345,
+        1250.0,
+    ]
+    page = support_page(tmp_path, open_report)
+    shown = page.evaluate('(samples) => samples.map((s) => AE.seconds(s))', samples)
+    assert shown == [format_duration(s) for s in samples]

@@ -10,16 +10,15 @@ from typing import Any
 
 import pytest
 
-from agentic_evals import FileError
-from agentic_evals.offline import suite
+from agentic_evals import FileError, files
 from agentic_evals.offline.suite import load_dataset, load_evaluators
 
-from .test_suite_limits import LAUGHS, MERGES
+from .offline.test_suite_limits import LAUGHS, MERGES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 SUPPORT = ROOT / 'fixtures' / 'support' / 'dataset.yaml'
 
-pytestmark = pytest.mark.skipif(suite._FastLoader is None, reason='PyYAML built without libyaml')
+pytestmark = pytest.mark.skipif(files._FastLoader is None, reason='PyYAML built without libyaml')
 
 DOCUMENT = """\
 # every kind of node the datasets use, and some they might
@@ -68,7 +67,7 @@ BAD = [
 
 
 def yaml_error() -> type[Exception]:
-    error: type[Exception] = suite.yaml.YAMLError
+    error: type[Exception] = files.yaml.YAMLError
     return error
 
 
@@ -90,19 +89,19 @@ WITHOUT_ALIASES = DOCUMENT.replace('<<: *defaults', '<<: {agent: support}').repl
     'text', [DOCUMENT, WITHOUT_ALIASES, SUPPORT.read_text(encoding='utf-8')], ids=['document', 'no-alias', 'support']
 )
 def test_libyaml_builds_the_same_data_and_item_lines_as_the_pure_loader(text: str) -> None:
-    pure, pure_lines = suite._parse_yaml(suite._Loader, text)
-    loaders = [suite._FastLoader, *([suite._ComposingLoader] if '*' not in text else [])]
+    pure, pure_lines = files._parse_yaml(files._Loader, text)
+    loaders = [files._FastLoader, *([files._ComposingLoader] if '*' not in text else [])]
     for loader in loaders:
-        fast, fast_lines = suite._parse_yaml(loader, text)
+        fast, fast_lines = files._parse_yaml(loader, text)
         assert fast == pure
         assert _lines_by_path(fast, fast_lines) == _lines_by_path(pure, pure_lines)
     assert _lines_by_path(pure, pure_lines)  # the comparison compared something
 
 
 def test_a_document_without_aliases_is_composed_by_libyaml_too() -> None:
-    assert suite._loader_for(WITHOUT_ALIASES) is suite._ComposingLoader
-    assert suite._loader_for(DOCUMENT) is suite._FastLoader  # an alias: composed with the limits on expansion
-    assert suite._loader_for('a: "5 * 3"\n') is suite._FastLoader  # any star, to be safe
+    assert files._loader_for(WITHOUT_ALIASES) is files._ComposingLoader
+    assert files._loader_for(DOCUMENT) is files._FastLoader  # an alias: composed with the limits on expansion
+    assert files._loader_for('a: "5 * 3"\n') is files._FastLoader  # any star, to be safe
 
 
 @pytest.mark.parametrize('depth', [99, 100, 101, 900, 1500])
@@ -115,36 +114,36 @@ def test_libyaml_composing_keeps_the_nesting_limit(tmp_path: Path, depth: int) -
         path = tmp_path / 'deep.yaml'
         path.write_text(text, encoding='utf-8')
         results = []
-        for loader in (suite._ComposingLoader, suite._FastLoader, suite._Loader):
+        for loader in (files._ComposingLoader, files._FastLoader, files._Loader):
             try:
-                suite._parse_yaml(loader, text)
+                files._parse_yaml(loader, text)
                 results.append('ok')
-            except suite.yaml.YAMLError:
+            except files.yaml.YAMLError:
                 results.append('error')
         assert results == [results[-1]] * 3
         if results[-1] == 'error':
-            with pytest.raises(FileError, match=f'invalid YAML: nested more than {suite.MAX_DEPTH} levels deep'):
+            with pytest.raises(FileError, match=f'invalid YAML: nested more than {files.MAX_DEPTH} levels deep'):
                 load_dataset(path)
     assert (depth <= 98) == (results[-1] == 'ok')  # the block text nests two deeper than its dashes
 
 
 def test_a_dataset_file_is_parsed_by_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
     used: list[object] = []
-    parse = suite._parse_yaml
+    parse = files._parse_yaml
 
     def spy(loader_class: Any, text: str) -> tuple[object, dict[int, list[int]]]:
         used.append(loader_class)
         return parse(loader_class, text)
 
-    monkeypatch.setattr(suite, '_parse_yaml', spy)
+    monkeypatch.setattr(files, '_parse_yaml', spy)
     load_dataset(SUPPORT)
-    assert used == [suite._ComposingLoader]  # no alias in it: libyaml composes it too
+    assert used == [files._ComposingLoader]  # no alias in it: libyaml composes it too
 
 
 def test_without_libyaml_the_pure_loader_reads_the_same_suite(monkeypatch: pytest.MonkeyPatch) -> None:
     fast = load_dataset(SUPPORT)
-    monkeypatch.setattr(suite, '_FastLoader', None)
-    monkeypatch.setattr(suite, '_ComposingLoader', None)
+    monkeypatch.setattr(files, '_FastLoader', None)
+    monkeypatch.setattr(files, '_ComposingLoader', None)
     pure = load_dataset(SUPPORT)
     assert fast.dataset is not None and pure.dataset is not None
     assert [(c.name, c.inputs, repr(c.evaluators)) for c in fast.dataset.cases] == [
@@ -161,8 +160,8 @@ def test_an_error_is_worded_as_the_pure_loader_words_it(
     path.write_text(text, encoding='utf-8')
     with pytest.raises(FileError) as fast:
         load_dataset(path)
-    monkeypatch.setattr(suite, '_FastLoader', None)
-    monkeypatch.setattr(suite, '_ComposingLoader', None)
+    monkeypatch.setattr(files, '_FastLoader', None)
+    monkeypatch.setattr(files, '_ComposingLoader', None)
     with pytest.raises(FileError) as pure:
         load_dataset(path)
     assert str(fast.value) == str(pure.value)
@@ -176,7 +175,7 @@ def test_an_unknown_evaluator_has_the_same_line_with_either_loader(
     path.write_text('evaluators:\n- MaxToolCalls: 3\n\n- ToolCorectness: [a]\n', encoding='utf-8')
     with pytest.raises(FileError) as fast:
         load_evaluators(path)
-    monkeypatch.setattr(suite, '_FastLoader', None)
+    monkeypatch.setattr(files, '_FastLoader', None)
     with pytest.raises(FileError) as pure:
         load_evaluators(path)
     assert str(fast.value) == str(pure.value)
@@ -187,11 +186,11 @@ def test_an_unknown_evaluator_has_the_same_line_with_either_loader(
 def test_the_garbage_collector_runs_again_after_a_parse(text: str) -> None:
     assert gc.isenabled()
     with contextlib.suppress(yaml_error()):
-        suite._parse_yaml(suite._FastLoader, text)
+        files._parse_yaml(files._FastLoader, text)
     assert gc.isenabled()
     gc.disable()
     try:
-        suite._parse_yaml(suite._FastLoader, DOCUMENT)
+        files._parse_yaml(files._FastLoader, DOCUMENT)
         assert not gc.isenabled()  # left as it was found
     finally:
         gc.enable()

@@ -19,9 +19,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .compare import AverageChange, CaseChange, Comparison
-from .document import Alignment, CaseFailure, CaseResult, ReportDocument, Timeline
-from .gates import format_metric, format_number
+from ..reports.compare import AverageChange, CaseChange, Comparison
+from ..reports.document import Alignment, CaseFailure, CaseResult, ReportDocument, Timeline
+from ..reports.gates import format_metric, format_number
 from .html import payload_text
 from .html_page import asset, render_page
 from .text import one_line

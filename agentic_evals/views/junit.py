@@ -26,9 +26,11 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .document import CaseFailure, CaseResult, ReportDocument
-from .gates import Gates, Verdict, case_metric, format_metric, format_number
+from ..reports.document import CaseFailure, CaseResult, Check, ReportDocument, Verdict
+from ..reports.gates import Gates, format_metric, format_number
+from ..reports.judge import case_verdict, failure_verdict
 from .text import visible
+from .wording import check_figure
 
 CASE_TESTCASE = '(case)'
 """The testcase name used for a case that failed to run."""
@@ -143,66 +145,67 @@ def _output(testcase: ET.Element, text: str | None) -> None:
 
 
 def _case_testcases(case: CaseResult, gates: Gates) -> Iterator[_Testcase]:
-    """The case's testcases in order: assertions, scores, labels, evaluator errors, per-case gates."""
+    """The case's testcases in order: assertions, scores, labels, evaluator errors, per-case gates, each
+    the outcome of its check (`case_verdict`)."""
     # Attribute the recorded run's time to the case's first testcase so suite time adds up.
     time = case.duration
-    for name, assertion in sorted(case.assertions.items()):
-        gated = (threshold := gates.case_threshold_for(name)) is not None and threshold > 0
-        if not assertion.value and gates.allow_failures and not gated:
-            message = f'allowed failure: {assertion.reason or f"{name} failed"}'
-            yield _Testcase(case.name, name, time, 'skipped', message)
-        elif not assertion.value:
-            yield _Testcase(case.name, name, time, 'failure', assertion.reason or f'{name} failed', 'AssertionFailed')
-        else:
-            yield _Testcase(case.name, name, time, 'system-out', assertion.reason or '')
-        time = 0.0
-    for name, score in sorted(case.scores.items()):
-        threshold = gates.threshold_for(name)
-        case_threshold = gates.case_threshold_for(name)
-        reason = f': {score.reason}' if score.reason else ''
-        if case_threshold is not None and (score.value is None or score.value < case_threshold):
-            value = 'n/a' if score.value is None else format_number(score.value, case_threshold)
-            message = f'{name} = {value} < {format_number(case_threshold, score.value)} (min-case-score){reason}'
-            yield _Testcase(case.name, name, time, 'failure', message, 'ScoreBelowThreshold')
-        else:
-            value = 'n/a' if score.value is None else format_number(score.value, threshold)
-            note = ''
-            if threshold is not None and (score.value is None or score.value < threshold):
-                note = f' (below {format_number(threshold)}; the gate is on the average)'
-            yield _Testcase(case.name, name, time, 'system-out', f'{name} = {value}{note}{reason}')
-        time = 0.0
-    for name, label in sorted(case.labels.items()):
-        text = f'{name} = {label.value}' + (f': {label.reason}' if label.reason else '')
-        yield _Testcase(case.name, name, time, 'system-out', text)
-        time = 0.0
-    for error in case.evaluator_errors:
-        if gates.allow_failures:
-            yield _Testcase(case.name, error.name, time, 'skipped', f'allowed error: {error.message}')
-        else:
-            yield _Testcase(case.name, error.name, time, 'error', error.message, 'EvaluatorError')
-        time = 0.0
-    present = {*case.scores, *case.assertions, *case.labels, *(e.name for e in case.evaluator_errors)}
-    for name in dict.fromkeys(g.name for g in gates.min_case_scores):
-        if name not in present and gates.expects(case.name, name):
-            yield _Testcase(case.name, name, time, 'failure', f'no {name} result (min-case-score)', 'MissingResult')
-            time = 0.0
-    for name in dict.fromkeys(g.name for g in gates.max_case_metrics):
-        limit = gates.case_metric_limit_for(name)
-        assert limit is not None
-        measured = case_metric(case, name)
-        if measured is not None and measured <= limit:
-            text = f'{name} = {format_metric(name, measured)} <= {format_metric(name, limit, measured)}'
-            yield _Testcase(case.name, name, time, 'system-out', text)
-        elif measured is None:
-            yield _Testcase(case.name, name, time, 'failure', f'{name} not recorded (max-case-metric)', 'MissingMetric')
-        else:
-            shown = f'{format_metric(name, measured, limit)} > {format_metric(name, limit, measured)}'
-            yield _Testcase(case.name, name, time, 'failure', f'{name} = {shown} (max-case-metric)', 'MetricOverLimit')
-        time = 0.0
+    checks = case_verdict(case, gates).checks
+    kinds = [('assertion', 'score'), ('label',), ('error', 'missing', 'metric')]
+    for kind in kinds:
+        if kind == ('label',):
+            for name, label in sorted(case.labels.items()):
+                text = f'{name} = {label.value}' + (f': {label.reason}' if label.reason else '')
+                yield _Testcase(case.name, name, time, 'system-out', text)
+                time = 0.0
+            continue
+        for check in checks:
+            if check.kind in kind:
+                yield _testcase_of(case, check, time)
+                time = 0.0
+
+
+def _testcase_of(case: CaseResult, check: Check, time: float) -> _Testcase:
+    name = check.name
+    if check.kind == 'assertion':
+        said = case.assertions[name].reason
+        if check.status == 'allowed':
+            return _Testcase(case.name, name, time, 'skipped', f'allowed failure: {said or f"{name} failed"}')
+        if check.status == 'fail':
+            return _Testcase(case.name, name, time, 'failure', said or f'{name} failed', 'AssertionFailed')
+        return _Testcase(case.name, name, time, 'system-out', said or '')
+    if check.kind == 'score':
+        reason = f': {said}' if (said := case.scores[name].reason) else ''
+        if check.status == 'fail':
+            message = f'{name} = {check_figure(check)} (min-case-score){reason}'
+            return _Testcase(case.name, name, time, 'failure', message, 'ScoreBelowThreshold')
+        value = 'n/a' if check.value is None else format_number(check.value, check.bound)
+        note = ''
+        if check.status == 'below' and check.bound is not None:
+            note = f' (below {format_number(check.bound)}; the gate is on the average)'
+        return _Testcase(case.name, name, time, 'system-out', f'{name} = {value}{note}{reason}')
+    if check.kind == 'error':
+        message = next(e.message for e in case.evaluator_errors if e.name == name)
+        if check.status == 'allowed':
+            return _Testcase(case.name, name, time, 'skipped', f'allowed error: {message}')
+        return _Testcase(case.name, name, time, 'error', message, 'EvaluatorError')
+    if check.kind == 'missing':
+        return _Testcase(case.name, name, time, 'failure', f'no {name} result (min-case-score)', 'MissingResult')
+    if check.status == 'pass':
+        return _Testcase(case.name, name, time, 'system-out', f'{name} = {check_figure(check)} <= {_bound(check)}')
+    if check.value is None:
+        return _Testcase(case.name, name, time, 'failure', f'{name} not recorded (max-case-metric)', 'MissingMetric')
+    message = f'{name} = {check_figure(check)} (max-case-metric)'
+    return _Testcase(case.name, name, time, 'failure', message, 'MetricOverLimit')
+
+
+def _bound(check: Check) -> str:
+    assert check.bound is not None
+    return format_metric(check.name, check.bound, check.value)
 
 
 def _failure_testcase(failure: CaseFailure, gates: Gates) -> _Testcase:
-    if gates.allow_failures:
+    run = failure_verdict(failure, gates).checks[0]
+    if run.status == 'allowed':
         return _Testcase(failure.name, CASE_TESTCASE, 0.0, 'skipped', f'allowed error: {failure.error}')
     return _Testcase(failure.name, CASE_TESTCASE, 0.0, 'error', failure.error, 'CaseFailure')
 

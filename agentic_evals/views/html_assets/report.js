@@ -1,5 +1,5 @@
 'use strict';
-/* The HTML report (reports/html.py): draws the summary and the case list from the payload.
+/* The HTML report (views/html.py): draws the summary and the case list from the payload.
 
    Payload (built by html.py's `payload`, every string already passed through `visible`):
      name, verdict {passed, summary, gates: [[gate, passed, detail]]},
@@ -9,7 +9,7 @@
    A large report is split (html.py's FIRST_ROWS): instead of `cases`, the payload has count (of cases)
      and rows [{n, s, b}] for the first cases, and every case follows in parts (AE.parts(), arrays of
      cases in order), read once the page is parsed.
-   A case: n name, s 'fail' | 'pass', b its one-line brief [error's first line of a case that did not run,
+   A case: n name, s 'fail' | 'pass' | 'scored' (no gate judged it), b its one-line brief [error's first line of a case that did not run,
      names of its failed results, number of calls or null (no timeline), duration], F the error of a case
      that did not run,
      R results [[kind, name, value, reason, evaluator, mark]]: kind s score, a assertion, l label,
@@ -29,6 +29,8 @@
   const {h} = AE;
   const STATUS = ['ok', 'failed', 'deferred'];
   const STATUS_TEXT = {ok: '✓ ok', failed: '✗ failed', deferred: '‖ deferred'}; // symbols in every common font
+  // A case's badge: `scored` when no gate judged anything in it (its scores are scores, never a pass).
+  const CASE_BADGE = {fail: ['fail', 'FAIL'], pass: ['pass', 'PASS'], scored: ['neutral', 'SCORED']};
   const ALIGN_TEXT = {matched: '= matched', missing: '− missing', extra: '+ extra', mismatch: '≠ wrong arguments'};
   const ALL = '';
 
@@ -241,7 +243,7 @@
     const bodyId = `case-${index}`;
     const body = h('div', {class: 'case-body', id: bodyId, hidden: true});
     const toggle = h('button', {type: 'button', class: 'case-toggle', 'aria-expanded': 'false', 'aria-controls': bodyId},
-      badge(c.s === 'fail' ? 'fail' : 'pass', c.s === 'fail' ? 'FAIL' : 'PASS'),
+      badge(CASE_BADGE[c.s][0], CASE_BADGE[c.s][1]),
       h('span', {class: 'case-name'}, c.n),
       h('span', {class: 'case-brief'}, brief(c)));
     toggle.addEventListener('click', () => {

@@ -8,9 +8,10 @@ import re
 import pytest
 
 from agentic_evals.reports.document import AssertionResult, CaseResult, ReportDocument, ScoreResult
-from agentic_evals.reports.gates import Gates, MinScore, check_gates
-from agentic_evals.reports.table import print_report
-from agentic_evals.reports.terminal import make_console, print_verdict
+from agentic_evals.reports.gates import Gates, MinScore
+from agentic_evals.reports.judge import check_gates
+from agentic_evals.views.table import print_report
+from agentic_evals.views.terminal import make_console, print_verdict
 
 from ..cli import DATASET, run_cli, traces
 
@@ -58,7 +59,7 @@ def test_tables_piped_to_a_file_have_no_trailing_spaces(monkeypatch: pytest.Monk
     gates = Gates(min_scores=(MinScore('TrajectoryMatch', 0.8),))
     out = io.StringIO()
     console = make_console(out)
-    print_report(document, gates, console, reasons=True)
+    print_report(document, gates, check_gates(document, gates), console, reasons=True)
     print_verdict(console, check_gates(document, gates).summary, passed=False)
     lines = re.sub(r'\x1b\[[0-9;]*m', '', out.getvalue()).splitlines()  # without the bold
     assert len(lines) > 10

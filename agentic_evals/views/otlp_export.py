@@ -1,10 +1,9 @@
-"""A report's results as OpenTelemetry `gen_ai.evaluation.result` log events, sent over OTLP or written as OTLP JSON.
+"""The evaluation events (`reports/events.py`) out of the process: sent over OTLP or written as OTLP JSON.
 
-The GenAI semantic conventions parent this event to the span it judged, so each event carries the
-evaluated trace's id and its agent span's id, and a backend can show it on the run. The same events go to a
-collector (`emit_otlp`, through the Logs SDK and the OTLP exporters of the `otlp` extra) or to a file
-in the Collector's own OTLP JSON lines format (`render_otlp_json_lines`, `write_otlp_json_lines`),
-so a file replayed later and a live export carry the same records.
+The same events go to a collector (`emit_otlp`, through the Logs SDK and the OTLP exporters of the
+`otlp` extra) or to a file in the Collector's own OTLP JSON lines format (`render_otlp_json_lines`,
+`write_otlp_json_lines`, encoded by `otlp_encoding`), so a file replayed later and a live export
+carry the same records.
 
 Sending is best effort: a run's verdict never depends on a collector, so a failed or slow export is
 a warning returned to the caller, within a bounded time, and the exporters' own log records are
@@ -15,21 +14,18 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import json
 import logging
 import math
 import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from opentelemetry import trace
-from opentelemetry._logs import SeverityNumber
 from opentelemetry.proto.logs.v1 import logs_pb2
 from opentelemetry.sdk import _logs as sdk_logs
 from opentelemetry.sdk._logs import LoggerProvider
@@ -48,7 +44,9 @@ from opentelemetry.trace import TraceFlags
 
 from ..conventions import genai
 from ..errors import AgenticEvalsError, FileError
-from .document import CaseResult, ReportDocument
+from ..otlp_encoding import json_line, key_values
+from ..reports.document import ReportDocument
+from ..reports.events import EvaluationEvent, event_count, iter_evaluation_events
 
 if TYPE_CHECKING:
     from opentelemetry.sdk._logs.export import LogRecordExporter as _Exporter
@@ -74,117 +72,7 @@ INSTALL_HINT = "install the OTLP exporters: pip install 'agentic-evals-otel[otlp
 
 _SCOPE = 'agentic_evals'
 _PACKAGE = 'agentic-evals-otel'
-_INFO = SeverityNumber.INFO
-_ERROR = SeverityNumber.ERROR
-_TRACE_ID = re.compile('[0-9a-f]{32}')
-_SPAN_ID = re.compile('[0-9a-f]{16}')
-_ERROR_TYPE = re.compile(r'[A-Za-z_][\w.]*')
-_ERROR_TYPE_OTHER = '_OTHER'
-"""`error.type` when the error's type is not known (the conventions' fallback value)."""
-_KIND_SCORE, _KIND_ASSERTION, _KIND_LABEL, _KIND_ERROR = 'score', 'assertion', 'label', 'evaluator_error'
 _REASON_LIMIT = 300
-
-Attribute = str | float | bool
-
-
-@dataclass(frozen=True)
-class EvaluationEvent:
-    """One `gen_ai.evaluation.result` event: what a log record carries, independent of the SDK version."""
-
-    attributes: dict[str, Attribute]
-    """Every attribute, `event.name` included (older SDKs and protocols have no event name field)."""
-    trace_id: str | None = None
-    """The evaluated trace (32 lowercase hex digits); `None`: the record has no trace context."""
-    span_id: str | None = None
-    """The agent span (16 lowercase hex digits), only with a trace id."""
-    severity: SeverityNumber = _INFO
-    """INFO for a result, ERROR for an evaluator that raised."""
-    name: str = genai.EVALUATION_RESULT_EVENT
-
-
-def evaluation_events(document: ReportDocument) -> list[EvaluationEvent]:
-    """One event per result of every case (scores, assertions, labels) and per evaluator error.
-
-    Cases that failed before evaluation (`document.failures`) have no results and no event.
-    """
-    return list(iter_evaluation_events(document))
-
-
-def iter_evaluation_events(document: ReportDocument) -> Iterator[EvaluationEvent]:
-    """`evaluation_events` one at a time, case by case: the writers never hold a million cases' events."""
-    for case in document.cases:
-        yield from _case_events(document.name, case)
-
-
-def event_count(document: ReportDocument) -> int:
-    """How many events `iter_evaluation_events` gives, counted without making them."""
-    return sum(len(c.scores) + len(c.assertions) + len(c.labels) + len(c.evaluator_errors) for c in document.cases)
-
-
-def _case_events(dataset: str, case: CaseResult) -> Iterator[EvaluationEvent]:
-    trace_id, span_id = _trace_context(case)
-
-    def event(
-        kind: str,
-        name: str,
-        evaluator: str | None,
-        *,
-        value: float | None = None,
-        label: str | None = None,
-        explanation: str | None = None,
-        error_type: str | None = None,
-    ) -> EvaluationEvent:
-        attributes: dict[str, Attribute] = {
-            genai.EVENT_NAME: genai.EVALUATION_RESULT_EVENT,
-            genai.EVALUATION_NAME: name,
-        }
-        if value is not None:
-            attributes[genai.EVALUATION_SCORE_VALUE] = float(value)
-        if label is not None:
-            attributes[genai.EVALUATION_SCORE_LABEL] = label
-        if explanation:
-            attributes[genai.EVALUATION_EXPLANATION] = explanation
-        if error_type is not None:
-            attributes[genai.ERROR_TYPE] = error_type
-        attributes[genai.EVALS_DATASET] = dataset
-        attributes[genai.EVALS_CASE] = case.name
-        if evaluator:
-            attributes[genai.EVALS_EVALUATOR] = evaluator
-        attributes[genai.EVALS_RESULT_KIND] = kind
-        severity = _ERROR if error_type is not None else _INFO
-        return EvaluationEvent(attributes, trace_id, span_id, severity)
-
-    for name, score in case.scores.items():
-        # A non-finite score is stored as null: the event still says the evaluation ran, without a value.
-        value = score.value if score.value is not None and math.isfinite(score.value) else None
-        yield event(_KIND_SCORE, name, score.evaluator, value=value, explanation=score.reason)
-    for name, assertion in case.assertions.items():
-        passed = assertion.value
-        label = genai.EVALUATION_PASS if passed else genai.EVALUATION_FAIL
-        value = 1.0 if passed else 0.0
-        yield event(_KIND_ASSERTION, name, assertion.evaluator, value=value, label=label, explanation=assertion.reason)
-    for name, result in case.labels.items():
-        yield event(_KIND_LABEL, name, result.evaluator, label=result.value, explanation=result.reason)
-    for error in case.evaluator_errors:
-        yield event(
-            _KIND_ERROR, error.name, error.evaluator, explanation=error.message, error_type=_error_type(error.message)
-        )
-
-
-def _trace_context(case: CaseResult) -> tuple[str | None, str | None]:
-    """The case's ids when they are valid W3C ids (a hand-edited report may hold anything)."""
-    trace_id = (case.trace_id or '').lower()
-    if not _TRACE_ID.fullmatch(trace_id) or not int(trace_id, 16):
-        return None, None
-    span_id = (case.span_id or '').lower()
-    return trace_id, span_id if _SPAN_ID.fullmatch(span_id) and int(span_id, 16) else None
-
-
-def _error_type(message: str) -> str:
-    """pydantic-evals records an evaluator's exception as `Type: message`; the type is low-cardinality."""
-    head, separator, _ = message.partition(':')
-    return head if separator and _ERROR_TYPE.fullmatch(head) else _ERROR_TYPE_OTHER
-
 
 # --- the resource and scope ---------------------------------------------------------------------
 
@@ -281,7 +169,7 @@ def _os_reason(error: BaseException) -> str:
 def _json_lines(events: Iterable[EvaluationEvent], service_name: str, time_unix_nano: int | None) -> Iterator[str]:
     """One OTLP JSON line per `MAX_RECORDS_PER_REQUEST` events, with only that many made at a time."""
     now = time.time_ns() if time_unix_nano is None else time_unix_nano
-    resource = {'attributes': _key_values(otel_resource(service_name).attributes)}
+    resource = {'attributes': key_values(otel_resource(service_name).attributes)}
     scope: dict[str, Any] = {'name': _SCOPE}
     if (version := _scope_version()) is not None:
         scope['version'] = version
@@ -289,7 +177,7 @@ def _json_lines(events: Iterable[EvaluationEvent], service_name: str, time_unix_
     while batch := list(itertools.islice(remaining, MAX_RECORDS_PER_REQUEST)):
         records = [_json_record(e, now) for e in batch]
         request = {'resourceLogs': [{'resource': resource, 'scopeLogs': [{'scope': scope, 'logRecords': records}]}]}
-        yield _json_line(request)
+        yield json_line(request)
 
 
 _HAS_EVENT_NAME_FIELD = 'event_name' in logs_pb2.LogRecord.DESCRIPTOR.fields_by_name
@@ -301,7 +189,7 @@ def _json_record(event: EvaluationEvent, now: int) -> dict[str, Any]:
         'observedTimeUnixNano': str(now),
         'severityNumber': event.severity.value,
         'severityText': event.severity.name,
-        'attributes': _key_values(event.attributes),
+        'attributes': key_values(event.attributes),
     }
     if event.trace_id is not None:
         record['flags'] = int(TraceFlags.SAMPLED)
@@ -311,36 +199,6 @@ def _json_record(event: EvaluationEvent, now: int) -> dict[str, Any]:
     if _HAS_EVENT_NAME_FIELD:
         record['eventName'] = event.name
     return record
-
-
-def _any_value(value: object) -> dict[str, Any]:
-    if isinstance(value, str):
-        return {'stringValue': value}
-    if isinstance(value, bool):
-        return {'boolValue': value}
-    if isinstance(value, int):
-        return {'intValue': str(value)}
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return {'doubleValue': value}
-        return {'doubleValue': 'NaN' if math.isnan(value) else ('Infinity' if value > 0 else '-Infinity')}
-    if isinstance(value, Sequence):  # a resource attribute may be a homogeneous sequence
-        return {'arrayValue': {'values': [_any_value(item) for item in value]}}
-    return {'stringValue': str(value)}
-
-
-def _key_values(attributes: Mapping[str, object]) -> list[dict[str, Any]]:
-    return [{'key': key, 'value': _any_value(value)} for key, value in attributes.items()]
-
-
-def _json_line(request: dict[str, Any]) -> str:
-    """A lone surrogate (reasons copy text from traces) cannot be UTF-8: that line is written with escapes."""
-    text = json.dumps(request, separators=(',', ':'), ensure_ascii=False)
-    try:
-        text.encode('utf-8')
-    except UnicodeEncodeError:
-        text = json.dumps(request, separators=(',', ':'))
-    return text + '\n'
 
 
 # --- OTLP export ----------------------------------------------------------------------------------

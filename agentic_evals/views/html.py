@@ -43,29 +43,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..scoring.sequences import at_most
-from .document import (
+from ..reports.document import (
     Alignment,
+    AverageVerdict,
     CaseFailure,
     CaseResult,
+    CaseVerdict,
     ReportDocument,
     Timeline,
+    Verdict,
     document_from_report,
 )
-from .gates import (
-    DURATION,
-    Gates,
-    Verdict,
-    case_metric,
-    case_score,
-    cases_below,
-    check_gates,
-    format_metric,
-    format_number,
-    metric_mean,
-)
+from ..reports.gates import DURATION, Gates, format_metric, format_number
+from ..reports.judge import case_verdict, check_gates
 from .html_page import asset, page_chunks, read_parts, read_payload
 from .text import visible
+from .wording import average_figure, check_figure, gate_phrase
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
@@ -228,7 +221,7 @@ def html_report(
     case says that no spans were given. `gates`: the gates whose verdict the report shows (default:
     every assertion must pass, as `run` with no gate flags).
     """
-    from .case_trace import case_details, case_trees
+    from ..reports.case_trace import case_details, case_trees
 
     if spans is None:
         document = document_from_report(report)
@@ -329,26 +322,15 @@ class _Survey:
         self.failed = 0
         self.evaluators: set[str] = set()
         self.agents: set[str] = set()
-        self.passes: dict[str, list[int]] = {}
-        """Assertion name -> [cases passing it, cases that have it]."""
-        self.metrics: dict[str, int] = {}
-        """Metric name -> cases that recorded it."""
 
     def entries(self, document: ReportDocument, gates: Gates) -> Iterator[dict[str, Any]]:
         """Each case's entry, then each case failure's, in the document's order."""
-        thresholds = _Thresholds(gates)
         for case in document.cases:
             self.evaluators.update(r.evaluator or name for name, r in _results(case))
             self.evaluators.update(e.evaluator or e.name for e in case.evaluator_errors)
             if case.timeline:
                 self.agents.update(a.name for a in case.timeline.agents)
-            for name, assertion in case.assertions.items():
-                counts = self.passes.setdefault(name, [0, 0])
-                counts[0] += assertion.value
-                counts[1] += 1
-            for name in case.metrics:
-                self.metrics[name] = self.metrics.get(name, 0) + 1
-            entry = _case(case, thresholds, _case_gate_rows(case, gates))
+            entry = _case(case, case_verdict(case, gates))
             self.failed += entry['s'] == 'fail'
             yield entry
         for failure in document.failures:
@@ -378,8 +360,8 @@ def _summary(
             'failed_assertions': totals.failed_assertions,
             'evaluator_errors': totals.evaluator_errors,
         },
-        'averages': _averages(document, gates, survey.passes),
-        'metrics': _run_metrics(document, survey.metrics),
+        'averages': _averages(document, verdict),
+        'metrics': _run_metrics(verdict),
         'evaluators': sorted(survey.evaluators),
         'agents': sorted(survey.agents),
         'no_timeline': no_timeline,
@@ -390,30 +372,17 @@ def _results(case: CaseResult) -> list[tuple[str, Any]]:
     return [*case.scores.items(), *case.assertions.items(), *case.labels.items()]
 
 
-class _Thresholds(dict[str, tuple[float | None, float | None]]):
-    """Per score name, its average's threshold and its per-case threshold: looked up once per name, not
-    once per case."""
-
-    def __init__(self, gates: Gates) -> None:
-        super().__init__()
-        self.gates = gates
-
-    def __missing__(self, name: str) -> tuple[float | None, float | None]:
-        found = self[name] = (self.gates.threshold_for(name), self.gates.case_threshold_for(name))
-        return found
+STATUS = {False: 'fail', True: 'pass', None: 'scored'}
+"""A case's status in the payload: `scored` when no gate judged anything in it (its scores are scores)."""
+MARKS = {'fail': 1, 'allowed': 1, 'below': 2}
+"""A result row's mark in the payload: 1 failed, 2 below its average's gate, else 0."""
 
 
-def _case(case: CaseResult, thresholds: _Thresholds, case_gates: list[list[Any]]) -> dict[str, Any]:
+def _case(case: CaseResult, verdict: CaseVerdict) -> dict[str, Any]:
     rows: list[list[Any]] = []
-    low = False
+    by_name = {(c.kind, c.name): c for c in verdict.checks}
     for name, score in case.scores.items():
-        average, each = thresholds[name]
-        mark = 0
-        if each is not None and (score.value is None or score.value < each):
-            mark = 1
-            low = True
-        elif average is not None and (score.value is None or score.value < average):
-            mark = 2  # below the average's gate only
+        mark = MARKS.get(by_name[('score', name)].status, 0)
         rows.append(['s', name, score.value, score.reason, score.evaluator, mark])
     for name, assertion in case.assertions.items():
         mark = 0 if assertion.value else 1
@@ -422,11 +391,16 @@ def _case(case: CaseResult, thresholds: _Thresholds, case_gates: list[list[Any]]
         rows.append(['l', name, label.value, label.reason, label.evaluator, 0])
     for error in case.evaluator_errors:
         rows.append(['e', error.name, None, error.message, error.evaluator, 1])
-    rows += case_gates
-    failed = case.failed or low or bool(case_gates)
+    for check in verdict.checks:
+        if check.kind == 'missing':
+            bound = '' if check.bound is None else format_number(check.bound)
+            rows.append(['g', check.name, 'missing', f'no result; min-case-score {bound}', None, 1])
+        elif check.kind == 'metric' and check.status == 'fail' and check.bound is not None:
+            limit = format_metric(check.name, check.bound)
+            rows.append(['g', check.name, check_figure(check), f'max-case-metric {limit}', None, 1])
     calls = len(case.timeline.calls) if case.timeline is not None else None
     brief = [None, list(dict.fromkeys(r[1] for r in rows if r[5] == 1)), calls, case.duration]
-    entry: dict[str, Any] = {'n': case.name, 's': 'fail' if failed else 'pass', 'b': brief, 'R': rows}
+    entry: dict[str, Any] = {'n': case.name, 's': STATUS[verdict.passed], 'b': brief, 'R': rows}
     metrics: dict[str, Any] = dict(case.metrics)
     metrics[DURATION] = case.duration
     entry['m'] = metrics
@@ -532,91 +506,31 @@ def _alignment(alignment: Alignment) -> list[Any]:
     return [alignment.result, alignment.evaluator, alignment.turn, rows]
 
 
-def _case_gate_rows(case: CaseResult, gates: Gates) -> list[list[Any]]:
-    """Rows for what the case fails of the per-case gates beyond its own failed results: a score below
-    `--min-case-score` is marked on its row; a missing result or a metric over its limit is a row.
-    (As `cases_below` and `cases_above` judge, one case at a time.)"""
+def _averages(document: ReportDocument, verdict: Verdict) -> list[list[Any]]:
+    """Rows of [name, kind, shown value, gate text, gate status]: status 1 passes, 0 fails, None no gate
+    (or failures allowed), as the verdict judged them; then the labels' shares."""
     rows: list[list[Any]] = []
-    for name in dict.fromkeys(g.name for g in gates.min_case_scores):
-        threshold = gates.case_threshold_for(name)
-        if threshold is None:
-            continue
-        if case_score(case, name) is None and (name in case.scores or gates.expects(case.name, name)):
-            reason = f'no result; min-case-score {format_number(threshold)}'
-            rows.append(['g', name, 'missing', reason, None, 1])
-    for name in dict.fromkeys(g.name for g in gates.max_case_metrics):
-        limit = gates.case_metric_limit_for(name)
-        if limit is None:
-            continue
-        value = case_metric(case, name)
-        if value is not None and at_most(value, limit):
-            continue
-        shown = 'missing' if value is None else f'{format_metric(name, value, limit)} > {format_metric(name, limit)}'
-        rows.append(['g', name, shown, f'max-case-metric {format_metric(name, limit)}', None, 1])
-    return rows
-
-
-def _averages(document: ReportDocument, gates: Gates, passes: dict[str, list[int]]) -> list[list[Any]]:
-    """Rows of [name, kind, shown value, gate text, gate status]: status 1 passes, 0 fails, None no gate.
-    `passes`: assertion name -> [cases passing it, cases that have it]."""
-    rows: list[list[Any]] = []
-    averages = document.averages
-    for name, value in averages.scores.items():
-        gate, status = _threshold_gate(document, gates, name, value)
-        rows.append([name, 'score', format_number(value, gates.threshold_for(name)), gate, status])
-    for name, rate in averages.assertions.items():
-        passed, total = passes.get(name, (0, 0))
-        shown = f'{rate:.1%} ({passed}/{total})'
-        gate, status = _threshold_gate(document, gates, name, rate)
-        if not gate:
-            if rate == 1.0:
-                gate, status = 'all pass', 1
-            elif gates.allow_failures:
-                gate, status = 'failures allowed', None
-            else:
-                gate, status = 'all must pass', 0
-        rows.append([name, 'assertion', shown, gate, status])
-    for name, shares in averages.labels.items():
+    for row in verdict.averages:
+        if row.kind != 'metric':
+            status = {'pass': 1, 'fail': 0}.get(row.status or '')
+            rows.append([row.name, row.kind, average_figure(row), _gate_text(row), status])
+    for name, shares in document.averages.labels.items():
         shown = ', '.join(f'{v}: {s:.0%}' for v, s in shares.items())
         rows.append([name, 'label', shown, '', None])
     return rows
 
 
-def _threshold_gate(document: ReportDocument, gates: Gates, name: str, value: float) -> tuple[str, int | None]:
-    parts: list[str] = []
-    status: int | None = None
-    threshold = gates.threshold_for(name)
-    if threshold is not None:
-        passed = value >= threshold or format_number(value, threshold) == format_number(threshold, value)
-        op = '>=' if passed else '<'
-        parts.append(f'average {op} {format_number(threshold, value)}')
-        status = int(passed)
-    case_threshold = gates.case_threshold_for(name)
-    if case_threshold is not None:
-        failing = cases_below(document, gates, name, case_threshold)
-        bound = format_number(case_threshold)
-        parts.append(f'each >= {bound}' if not failing else f'{len(failing)} case(s) below {bound} or missing')
-        status = int(not failing) if status is None else min(status, int(not failing))
-    return '; '.join(parts), status
+def _gate_text(row: AverageVerdict) -> str:
+    return '; '.join(('average ' if g.gate == 'min-score' else '') + gate_phrase(row, g) for g in row.gates)
 
 
-def _run_metrics(document: ReportDocument, recorded: dict[str, int]) -> list[list[Any]]:
-    """Rows of [name, shown mean, recorded by how many cases] for the run metrics: standard ones first.
-    `recorded`: metric name -> cases that recorded it."""
-    names = [n for n in RUN_METRICS if n in recorded] + sorted(set(recorded) - set(RUN_METRICS))
-    rows: list[list[Any]] = []
-    for name in [*names, DURATION]:
-        mean = metric_mean(document, name)
-        if mean is None:
-            continue
-        count = len(document.cases) if name == DURATION else recorded[name]
-        shown = format_metric(name, mean) if name in (DURATION, 'cost') else _count(mean)
-        rows.append([name, shown, count])
-    return rows
-
-
-def _count(mean: float) -> str:
-    return f'{mean:,.0f}' if float(mean).is_integer() else f'{mean:,.1f}'
+def _run_metrics(verdict: Verdict) -> list[list[Any]]:
+    """Rows of [name, shown mean, recorded by how many cases] for the run metrics: standard ones first,
+    `duration` last."""
+    metrics = {row.name: row for row in verdict.averages if row.kind == 'metric'}
+    names = [n for n in RUN_METRICS if n in metrics] + sorted(set(metrics) - {*RUN_METRICS, DURATION})
+    names += [DURATION] if DURATION in metrics else []
+    return [[name, average_figure(metrics[name]), metrics[name].cases] for name in names]
 
 
 _SKELETON = """<noscript><p class="page-error">This report is drawn by JavaScript:

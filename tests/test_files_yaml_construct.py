@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from agentic_evals import FileError
-from agentic_evals.offline import suite
+from agentic_evals import FileError, files
 from agentic_evals.offline.suite import load_dataset
 
-pytestmark = pytest.mark.skipif(suite._ComposingLoader is None, reason='PyYAML built without libyaml')
+pytestmark = pytest.mark.skipif(files._ComposingLoader is None, reason='PyYAML built without libyaml')
 
 # Plain scalars (and some quoted or tagged) as SafeConstructor reads them: YAML 1.1 types.
 # fmt: off
@@ -145,7 +144,7 @@ def _lines_by_path(data: object, lines: dict[int, list[int]], path: str = '') ->
 def _outcome(loader: Any, text: str) -> tuple[object, ...]:
     """What a loader makes of `text`: its data with types and item lines, or its error as a user would see it."""
     try:
-        data, lines = suite._parse_yaml(loader, text)
+        data, lines = files._parse_yaml(loader, text)
     except Exception as e:
         marks = [getattr(e, name, None) for name in ('context_mark', 'problem_mark')]
         where = [(m.line, m.column) if m is not None else None for m in marks]
@@ -163,21 +162,21 @@ def _load_error(path: Path) -> tuple[object, ...]:
 
 
 def test_the_tables_have_what_they_say() -> None:
-    assert all(_outcome(suite._Loader, text)[0] == 'error' for text in BAD)
+    assert all(_outcome(files._Loader, text)[0] == 'error' for text in BAD)
     assert '*' not in ''.join(STRUCTURES + BAD)  # no aliases: each document is one the composing loader gets
-    assert all(suite._loader_for(text) is suite._ComposingLoader for text in STRUCTURES + BAD)
+    assert all(files._loader_for(text) is files._ComposingLoader for text in STRUCTURES + BAD)
 
 
 @pytest.mark.parametrize('text', STRUCTURES)
 def test_the_same_values_and_types_as_safe_load(text: str) -> None:
-    fast = _outcome(suite._ComposingLoader, text)
-    assert fast[:2] == ('data', typed(suite.yaml.safe_load(text)))
-    assert fast == _outcome(suite._Loader, text)  # and the same item lines as the pure loader's
+    fast = _outcome(files._ComposingLoader, text)
+    assert fast[:2] == ('data', typed(files.yaml.safe_load(text)))
+    assert fast == _outcome(files._Loader, text)  # and the same item lines as the pure loader's
 
 
 @pytest.mark.parametrize('text', BAD)
 def test_the_same_error_as_the_pure_loader(text: str) -> None:
-    assert _outcome(suite._ComposingLoader, text) == _outcome(suite._Loader, text)
+    assert _outcome(files._ComposingLoader, text) == _outcome(files._Loader, text)
 
 
 @pytest.mark.parametrize('text', BAD)
@@ -189,27 +188,27 @@ def test_a_bad_dataset_is_the_same_error_with_or_without_libyaml(
         f'name: x\ncases:\n- name: a\n  inputs:\n    {text.replace(chr(10), chr(10) + "    ")}\n', encoding='utf-8'
     )
     fast = _load_error(path)
-    monkeypatch.setattr(suite, '_FastLoader', None)
-    monkeypatch.setattr(suite, '_ComposingLoader', None)
+    monkeypatch.setattr(files, '_FastLoader', None)
+    monkeypatch.setattr(files, '_ComposingLoader', None)
     assert fast == _load_error(path)
 
 
 def test_plain_nodes_are_not_constructed_by_safe_constructor(monkeypatch: pytest.MonkeyPatch) -> None:
     """The point of `construct_plain`: only what is not a string, null, boolean, mapping or list takes the long way."""
     constructed: list[str] = []
-    construct = suite._ComposingLoader.construct_document
+    construct = files._ComposingLoader.construct_document
 
     def spy(self: Any, node: Any) -> Any:
         constructed.append(node.value if isinstance(node.value, str) else node.tag)
         return construct(self, node)
 
-    monkeypatch.setattr(suite._ComposingLoader, 'construct_document', spy)
+    monkeypatch.setattr(files._ComposingLoader, 'construct_document', spy)
     text = 'a: [x, "1", ~, yes, {b: c, ~: d, no: e}, [[]]]\nf: 1.5\ng: {<<: {h: i}}\n2: !!bool maybe?\n'
-    with pytest.raises(suite.yaml.constructor.ConstructorError, match=r"'maybe\?' is not a bool"):
-        suite._parse_yaml(suite._ComposingLoader, text)
+    with pytest.raises(files.yaml.constructor.ConstructorError, match=r"'maybe\?' is not a bool"):
+        files._parse_yaml(files._ComposingLoader, text)
     assert constructed == ['1.5', 'tag:yaml.org,2002:map', '2', 'maybe?']
     constructed.clear()
-    data, _ = suite._parse_yaml(suite._ComposingLoader, text.replace(' maybe?', ' off'))
+    data, _ = files._parse_yaml(files._ComposingLoader, text.replace(' maybe?', ' off'))
     assert data == {
         'a': ['x', '1', None, True, {'b': 'c', None: 'd', False: 'e'}, [[]]],
         'f': 1.5,
