@@ -43,6 +43,7 @@ from agentic_evals.reports.html import (
     FIRST_ROWS,
     LOADED_SELECTOR,
     NO_SPANS,
+    OPEN_AT_LOAD,
     READY_SELECTOR,
     payload,
     payload_text,
@@ -303,14 +304,17 @@ def test_a_large_report_is_split_so_its_summary_and_first_rows_come_first(monkey
     assert head['count'] == 250
     assert head['totals']['cases'] == 250
     assert len(head['rows']) == FIRST_ROWS
-    assert head['rows'][:2] == [
-        {'n': 'case 0003', 's': 'fail', 'b': [None, ['fine'], 2, 0.3]},
-        {'n': 'case 0013', 's': 'fail', 'b': [None, ['fine'], 2, 0.3]},
-    ]
+    assert [row['n'] for row in head['rows'][:5]] == ['case 0003', 'case 0013', 'case 0023', 'case 0033', 'case 0043']
+    assert head['rows'][OPEN_AT_LOAD] == {'n': 'case 0033', 's': 'fail', 'b': [None, ['fine'], 2, 0.3]}
     assert [len(part) for part in read_parts(page)] == [120, 120, 10]  # type: ignore[arg-type]
     whole = json.loads(payload_text(payload(document, gates, verdict)))
     assert read_report_payload(page) == whole
     assert [row['n'] for row in head['rows']] == [c['n'] for c in whole['cases'][:FIRST_ROWS]]
+    # the failed cases open at load are there whole, so they show before the parts are read; the rest
+    # are list data only
+    assert head['open'] == OPEN_AT_LOAD
+    assert head['rows'][:OPEN_AT_LOAD] == whole['cases'][:OPEN_AT_LOAD]
+    assert all(set(row) == {'n', 's', 'b'} for row in head['rows'][OPEN_AT_LOAD:])
     # the one script the policy allows is the page's own, as it stands between the head and the parts
     policy = re.search(r"script-src '([^']+)'", page)
     script = re.search(r'<script>(.*?)</script>', page, re.DOTALL)

@@ -29,13 +29,13 @@ from agentic_evals.reports.document import (
     Timeline,
 )
 from agentic_evals.reports.gates import Gates, check_gates
-from agentic_evals.reports.html import FIRST_ROWS, LOADED_SELECTOR, READY_SELECTOR, render_html
+from agentic_evals.reports.html import FIRST_ROWS, LOADED_SELECTOR, OPEN_AT_LOAD, READY_SELECTOR, render_html
 from agentic_evals.reports.text import visible
 
 from .test_html import HOSTILE, hostile_document
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Locator, Page
 
     from tests.browser import ReportOpener
 
@@ -74,9 +74,18 @@ def _seconds(text: str) -> float:
 
 
 def case(page: Page, name: str) -> Page:
-    """Open case `name` (a click on its row) and return the page."""
-    page.locator(f'#case-list li.case[data-case="{name}"] .case-toggle').click()
+    """Open case `name` (a click on its row, unless it is open: the first failed cases open at load) and
+    return the page once its timeline, if it has one, is laid out."""
+    row = page.locator(f'#case-list li.case[data-case="{name}"]')
+    if row.locator('.case-toggle').get_attribute('aria-expanded') != 'true':
+        row.locator('.case-toggle').click()
+    laid_out(row)
     return page
+
+
+def laid_out(row: Locator) -> None:
+    """Wait until every timeline in `row` is laid out in pixels (report.js does it once it has a width)."""
+    expect(row.locator('.timeline:not([data-laid-out])')).to_have_count(0)
 
 
 def test_the_summary_shows_the_numbers(tmp_path: Path, open_report: ReportOpener) -> None:
@@ -108,10 +117,15 @@ def test_the_summary_shows_the_numbers(tmp_path: Path, open_report: ReportOpener
     metrics = [row.split('\t') for row in page.locator('#metrics tbody tr').all_inner_texts()]
     assert [m[:2] for m in metrics[:3]] == [['requests', '3.8'], ['input_tokens', '251.8'], ['output_tokens', '50.5']]
     assert metrics[3][0] == 'duration' and metrics[3][1].endswith('s')
-    # failures first, then by name; only the summary rows are drawn, no case is open
+    # failures first, then by name; the first failed cases (all three here) are open, the passing one is not
     assert shown_cases(page) == ['damaged_escalation', 'refund', 'shipping_faq', 'order_status']
-    assert page.locator('.case-body:not([hidden])').count() == 0
-    assert page.locator('.timeline').count() == 0
+    opened = page.locator('li.case:has(> .case-body:not([hidden]))')
+    assert opened.evaluate_all('(rows) => rows.map((row) => row.dataset.case)') == [
+        'damaged_escalation',
+        'refund',
+        'shipping_faq',
+    ]
+    assert page.locator('.timeline').count() == 3
     assert page.inner_text('#shown-count') == 'Showing 4 of 4 cases'
 
 
@@ -162,7 +176,8 @@ def test_a_failed_case_opens_to_its_reasons_timeline_and_calls(tmp_path: Path, o
 
 def test_cases_open_from_the_keyboard(tmp_path: Path, open_report: ReportOpener) -> None:
     page = support_page(tmp_path, open_report)
-    toggle = page.locator('li.case[data-case="order_status"] .case-toggle')
+    toggle = page.locator('li.case[data-case="order_status"] .case-toggle')  # passing: closed at load
+    assert toggle.get_attribute('aria-expanded') == 'false'
     toggle.focus()
     page.keyboard.press('Enter')
     assert toggle.get_attribute('aria-expanded') == 'true'
@@ -268,8 +283,7 @@ def test_hostile_text_is_shown_as_text(tmp_path: Path, open_report: ReportOpener
     dialogs: list[str] = []
     page.on('dialog', lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.wait_for_selector(READY_SELECTOR)
-    for row in page.locator('.case-toggle').all():
-        row.click()
+    page.click('#toggle-all')
     page.locator('.tl-call').first.click()
     shown = visible(HOSTILE)
     assert page.locator('h1').inner_text().startswith(shown)
@@ -345,13 +359,17 @@ def test_ten_thousand_cases_load_and_show_their_first_rows(
     rows = page.locator('#case-list li.case')
     first = rows.count()
     assert 0 < first <= 300  # drawn a batch at a time, not 10,000 rows
-    assert page.locator('.timeline').count() == 0  # and no timeline before a case is opened
+    # the first three failed cases open (their timelines), no other case
+    assert page.locator('.timeline').count() == OPEN_AT_LOAD
+    assert page.locator('li.case:has(> .case-body:not([hidden]))').evaluate_all(
+        '(rows) => rows.map((row) => row.dataset.case)'
+    ) == ['case 00003', 'case 00013', 'case 00023']
     assert rows.first.locator('.case-name').inner_text() == 'case 00003'  # a failed case first
     page.locator('button.more').scroll_into_view_if_needed()
     expect(rows).not_to_have_count(first)  # the next batch, drawn as the end of the list comes into view
     assert rows.count() > first
     case(page, 'case 00003')
-    assert page.locator('.timeline .tl-call').count() == 6
+    assert rows.first.locator('.timeline .tl-call').count() == 6
     page.check('#failed-only')
     expect(page.locator('#shown-count')).to_have_text('Showing 1,000 of 10,000 cases')
     assert rows.first.locator('.case-name').inner_text() == 'case 00003'
@@ -376,8 +394,11 @@ AT_READY = """
       count: document.getElementById('shown-count').textContent,
       note: document.getElementById('cases-loading').textContent,
       more: more.hidden,
+      open: [...document.querySelectorAll('#case-list li.case')]
+        .filter((row) => !row.querySelector('.case-body').hidden).map((row) => row.dataset.case),
+      timelines: document.querySelectorAll('#case-list .timeline').length,
     });
-    const toggle = document.querySelector('#case-list li.case .case-toggle');
+    const toggle = document.querySelectorAll('#case-list li.case .case-toggle')[3];
     toggle.click();  // opened before its details are in
     seen.opened = toggle.closest('li').querySelector('.case-body').textContent;
   }).observe(document, {subtree: true, childList: true, attributes: true});
@@ -410,6 +431,9 @@ def test_a_split_report_shows_its_summary_and_first_rows_before_the_rest_is_read
         'count': f'Showing the first {FIRST_ROWS} of 250 cases',
         'note': 'Loading 150 more cases… (the filters and the search work once they are in)',
         'more': True,
+        # the first failed cases open at load, whole before the parts are read
+        'open': ['case 00003', 'case 00013', 'case 00023'],
+        'timelines': OPEN_AT_LOAD,
         'opened': 'Loading this case…',
     }
     # once every case is in: the filters work, the note is gone, the case opened early has its details
@@ -418,14 +442,14 @@ def test_a_split_report_shows_its_summary_and_first_rows_before_the_rest_is_read
     assert page.inner_text('#shown-count') == 'Showing 250 of 250 cases'
     assert page.locator('#cases-loading').count() == 0
     rows = page.locator('#case-list li.case')
-    early = rows.first.locator('.case-body')
+    early = rows.nth(OPEN_AT_LOAD).locator('.case-body')
     assert early.locator('table.results tr[data-result="MaxToolCalls"] td.reason').inner_text() == (
         '6 tool call(s), budget=5'
     )
     assert early.locator('.tl-call').count() == 6
     # a first row drawn from its list data opens to the whole case
-    case(page, 'case 00013')
-    assert rows.nth(1).locator('.case-body .tl-lane').count() == 2
+    case(page, 'case 00043')
+    assert rows.nth(4).locator('.case-body .tl-lane').count() == 2
     assert rows.count() == FIRST_ROWS
     page.check('#failed-only')
     expect(page.locator('#shown-count')).to_have_text('Showing 25 of 250 cases')
