@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -31,6 +31,7 @@ from agentic_evals.reports.document import (
 from agentic_evals.reports.gates import Gates, check_gates
 from agentic_evals.reports.html import FIRST_ROWS, LOADED_SELECTOR, OPEN_AT_LOAD, READY_SELECTOR, render_html
 from agentic_evals.reports.text import visible
+from agentic_evals.trajectory.account import TraceAccount
 
 from .test_html import HOSTILE, hostile_document
 
@@ -240,6 +241,194 @@ def test_the_filters_and_the_search_narrow_the_list(tmp_path: Path, open_report:
     page.fill('#search', '')
     expect(page.locator('#shown-count')).to_have_text('Showing 4 of 4 cases')
     assert shown_cases(page) == everything
+
+
+def test_the_first_screen_shows_a_failed_trajectory_without_a_click(tmp_path: Path, open_report: ReportOpener) -> None:
+    """A new user's first look (issue 23): at a normal viewport and without a click, the case list starts on
+    the first screen and the first failed cases are open to their trajectories; one button opens and closes
+    every case."""
+    page = support_page(tmp_path, open_report)
+    viewport = page.viewport_size
+    assert viewport == {'width': 1280, 'height': 720}
+    assert page.evaluate('window.scrollY') == 0
+    first = page.locator('#case-list li.case').first
+    assert first.get_attribute('data-case') == 'damaged_escalation'  # failed
+    head = first.locator('.case-toggle').bounding_box()
+    body = first.locator('.case-body').bounding_box()
+    assert head is not None and body is not None
+    assert head['y'] + head['height'] <= viewport['height']  # the list starts on the first screen
+    assert body['y'] < viewport['height']  # and so does the open case's body
+    assert first.locator('.case-toggle').get_attribute('aria-expanded') == 'true'
+    laid_out(first)
+    for part in ('.alignment', '.timeline', '.timeline .tl-call', 'table.calls'):
+        expect(first.locator(part).first).to_be_visible()
+    # three failed cases open; the passing one is closed
+    expanded = page.locator('.case-toggle').evaluate_all('(ts) => ts.map((t) => t.getAttribute("aria-expanded"))')
+    assert expanded == ['true', 'true', 'true', 'false']
+    toggle = page.locator('#toggle-all')
+    expect(toggle).to_have_text('Open all')
+    toggle.click()
+    expect(toggle).to_have_text('Close all')
+    expect(page.locator('.case-body:not([hidden])')).to_have_count(4)
+    expect(page.locator('.case-toggle[aria-expanded="false"]')).to_have_count(0)
+    laid_out(page.locator('li.case[data-case="order_status"]'))
+    expect(page.locator('li.case[data-case="order_status"] .timeline')).to_be_visible()
+    toggle.click()
+    expect(toggle).to_have_text('Open all')
+    expect(page.locator('.case-body:not([hidden])')).to_have_count(0)
+    expect(page.locator('.case-toggle[aria-expanded="true"]')).to_have_count(0)
+    # while all are open, rows drawn later (a filter draws the list again) open as they are drawn
+    toggle.click()
+    page.check('#failed-only')
+    expect(page.locator('#shown-count')).to_have_text('Showing 3 of 4 cases')
+    expect(page.locator('.case-toggle[aria-expanded="false"]')).to_have_count(0)
+    open_report.screenshot('all-open')
+
+
+def _scales_document() -> ReportDocument:
+    """Failed cases first by name: `a scales` has calls of very different durations (2 ms beside 589 s in a
+    ten-minute trace), two failed calls of half a millisecond (one at the very end) and a long tool name;
+    four more failed cases and two passing ones."""
+    account = TraceAccount(
+        spans=9,
+        families=('genai',),
+        tool_spans=4,
+        arguments_from_spans=4,
+        arguments_from_responses=0,
+        arguments_missing=0,
+        results=4,
+        model_spans=2,
+        with_tokens=2,
+        issued=4,
+        issued_not_run=(),
+        run_not_issued=(),
+        agents=('agent',),
+    )
+    scales = Timeline(
+        agents=[AgentSpan('agent', ['agent'], 0.0, 600.0)],
+        calls=[
+            CallSpan('get_weather', 'ok', ['agent'], 0.5, 0.502),
+            CallSpan('long_running_batch_export', 'ok', ['agent'], 1.0, 590.0),
+            CallSpan('charge_card', 'failed', ['agent'], 590.5, 590.5005, result='card declined'),
+            CallSpan('send_receipt_email_to_the_customer', 'failed', ['agent'], 599.9995, 600.0, result='timeout'),
+        ],
+        requests=[
+            RequestSpan('gpt', ['agent'], 0.0, 0.4, 120, 30),
+            RequestSpan('gpt', ['agent'], 10.0, 400.0, 400, 80),
+        ],
+    )
+    small = Timeline(
+        agents=[AgentSpan('agent', ['agent'], 0.0, 1.0)], calls=[CallSpan('lookup', 'ok', ['agent'], 0.1, 0.9)]
+    )
+    failed = AssertionResult(False, 'a call failed')
+    cases = [CaseResult('a scales', assertions={'ok': failed}, timeline=scales, account=account)]
+    cases += [CaseResult(f'b failed {i}', assertions={'ok': failed}, timeline=small) for i in range(4)]
+    cases += [
+        CaseResult(f'c passed {i}', assertions={'ok': AssertionResult(True, 'fine')}, timeline=small) for i in range(2)
+    ]
+    return ReportDocument(name='scales', cases=cases).with_derived()
+
+
+def _boxes_overlap(a: Any, b: Any) -> bool:
+    return bool(
+        a['x'] < b['x'] + b['width']
+        and b['x'] < a['x'] + a['width']
+        and a['y'] < b['y'] + b['height']
+        and b['y'] < a['y'] + a['height']
+    )
+
+
+def test_timeline_labels_stay_readable_and_failed_calls_visible_at_any_scale(
+    tmp_path: Path, open_report: ReportOpener
+) -> None:
+    document = _scales_document()
+    page = open_report.html(render_html(document, Gates(), check_gates(document, Gates())))
+    page.wait_for_selector(READY_SELECTOR)
+    # the first three failed cases are open, no more (the fourth and fifth failed ones, the passing ones)
+    expanded = page.locator('.case-toggle').evaluate_all('(ts) => ts.map((t) => t.getAttribute("aria-expanded"))')
+    assert expanded == ['true'] * 3 + ['false'] * 4
+    row = page.locator('li.case[data-case="a scales"]')
+    laid_out(row)
+    track = row.locator('.tl-lane .tl-track')
+    bars = track.locator('.tl-call')
+
+    def check(width: int) -> None:
+        track.scroll_into_view_if_needed()  # boxes relative to the viewport, for elementFromPoint
+        track_box = track.bounding_box()
+        assert track_box is not None
+        boxes = {bar.get_attribute('title'): bar.bounding_box() for bar in bars.all()}
+        # a 2 ms bar in a ten-minute trace: its label beside it, whole, overlapping no other bar
+        short = bars.filter(has_text='get_weather')
+        assert short.get_attribute('title') == 'get_weather (ok, 2 ms)'  # the whole name on hover
+        assert 'tl-beside' in (short.get_attribute('class') or '')
+        label = short.locator('.tl-text')
+        assert label.inner_text() == '✓ get_weather'  # not cut ("✓ ge")
+        assert label.evaluate('(e) => e.scrollWidth <= e.clientWidth')  # nothing hidden, no ellipsis
+        label_box, bar_box = label.bounding_box(), boxes['get_weather (ok, 2 ms)']
+        assert label_box is not None and bar_box is not None
+        assert label_box['x'] >= bar_box['x'] + bar_box['width']  # beside, not inside
+        assert label_box['x'] + label_box['width'] <= track_box['x'] + track_box['width']
+        for title, box in boxes.items():
+            assert not _boxes_overlap(label_box, box), title
+        # hovering the label is hovering its bar: the tooltip is the bar's title
+        hovered = page.evaluate(
+            '([x, y]) => document.elementFromPoint(x, y).closest("[title]").title',
+            [label_box['x'] + label_box['width'] / 2, label_box['y'] + label_box['height'] / 2],
+        )
+        assert hovered == 'get_weather (ok, 2 ms)'
+        # the long call holds its own label
+        long = bars.filter(has_text='long_running_batch_export')
+        assert 'tl-beside' not in (long.get_attribute('class') or '')
+        assert long.locator('.tl-text').evaluate('(e) => e.scrollWidth <= e.parentElement.clientWidth')
+        # half a millisecond in ten minutes: a failed call is still a bar of visible width, inside the track
+        failed = bars.and_(page.locator('.status-failed'))
+        assert failed.count() == 2
+        for bar in failed.all():
+            box = bar.bounding_box()
+            assert box is not None and box['width'] >= 16, (width, box)
+            assert track_box['x'] <= box['x'] and box['x'] + box['width'] <= track_box['x'] + track_box['width'] + 1
+            assert bar.locator('.tl-text').inner_text().startswith('✗ ')
+        assert (
+            bars.filter(has_text='send_receipt_email_to_the_customer')
+            .locator('.tl-text')
+            .evaluate('(e) => e.getBoundingClientRect().right <= e.closest(".tl-call").getBoundingClientRect().left')
+        )  # at the very end of the trace: its label on the left, where there is room
+        # a request's figure is whole or absent (the title has it), never cut
+        for request in row.locator('.tl-request').all():
+            text = request.locator('.tl-text')
+            if text.count() and text.is_visible():
+                assert text.evaluate('(e) => e.scrollWidth <= e.parentElement.clientWidth')
+
+    check(1280)
+    open_report.screenshot('wide')
+    before = row.locator('.timeline').get_attribute('data-laid-out')
+    page.set_viewport_size({'width': 900, 'height': 720})
+    expect(row.locator('.timeline')).not_to_have_attribute('data-laid-out', before or '')  # laid out again
+    check(900)
+
+
+def test_no_token_figure_where_the_trace_records_none(tmp_path: Path, open_report: ReportOpener) -> None:
+    """OpenLLMetry's OpenAI Agents trace records no token usage (its account: 6 model spans, 0 with tokens):
+    its request bars show no "0→0", and the requests say the tokens were not recorded."""
+    evaluators = tmp_path / 'evaluators.yaml'
+    evaluators.write_text('evaluators:\n- MaxToolCalls: 10\n', encoding='utf-8')
+    path = tmp_path / 'openllmetry.html'
+    traces = str(ROOT / 'fixtures' / 'frameworks' / 'openai_agents' / 'openllmetry.otlp.jsonl')
+    assert cli('run', '--evaluators', str(evaluators), traces, '--html', str(path), '--no-progress') == 0
+    page = open_report(path)
+    page.wait_for_selector(READY_SELECTOR)
+    (name,) = shown_cases(page)
+    case(page, name)
+    requests = page.locator('.tl-request')
+    assert requests.count() == 6
+    assert requests.locator('.tl-text').count() == 0  # no figure at all
+    assert all('tokens not recorded' in (r.get_attribute('title') or '') for r in requests.all())
+    assert '0→0' not in page.inner_text('body')
+    summary = page.locator('details.requests summary')
+    assert summary.inner_text() == '6 model requests: tokens not recorded'
+    summary.click()
+    cells = page.locator('details.requests tbody tr').first.locator('td').all_inner_texts()
+    assert cells[4:6] == ['not recorded', 'not recorded']
 
 
 def test_opened_from_disk_it_loads_nothing(tmp_path: Path, open_report: ReportOpener) -> None:

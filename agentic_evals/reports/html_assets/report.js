@@ -29,7 +29,7 @@
    the rows drawn, and each row as the list draws it, never thousands at once). A timeline is laid out
    in pixels once it has a width (layoutTimeline: a label too long for its bar goes beside it, a failed
    call keeps a visible width), and again when its width changes; <div class="timeline" data-laid-out>
-   says it was. <body data-ready> says the summary and first rows are shown; <body data-loaded> that
+   holds the width (px) it was laid out for. <body data-ready> says the summary and first rows are shown; <body data-loaded> that
    every case is in and the filters work. */
 (() => {
   const {h} = AE;
@@ -510,7 +510,7 @@
       if (width <= 0 || width === laidOut) return;
       laidOut = width;
       layoutTimeline(lanes, total, width);
-      wrap.dataset.laidOut = '';
+      wrap.dataset.laidOut = String(width);
     });
     resized.observe(axis);
     const parts = [wrap, h('p', {class: 'tl-legend muted'},
