@@ -526,8 +526,8 @@
   const layouts = new WeakMap();
   const resized = new ResizeObserver((entries) => {
     for (const entry of entries) {
-      const layout = layouts.get(entry.target);
-      if (layout) layout(Math.round(entry.contentRect.width));
+      if (!entry.target.isConnected) resized.unobserve(entry.target); // its row was drawn again (a filter)
+      else layouts.get(entry.target)(Math.round(entry.contentRect.width));
     }
   });
   const measure = document.createElement('canvas').getContext('2d');
