@@ -29,8 +29,8 @@
    the rows drawn, and each row as the list draws it, never thousands at once). A timeline is laid out
    in pixels once it has a width (layoutTimeline: a label too long for its bar goes beside it, a failed
    call keeps a visible width), and again when its width changes; <div class="timeline" data-laid-out>
-   holds the width (px) it was laid out for. <body data-ready> says the summary and first rows are shown; <body data-loaded> that
-   every case is in and the filters work. */
+   holds the width (px) it was laid out for. <body data-ready> says the summary and first rows are
+   shown; <body data-loaded> that every case is in and the filters work. */
 (() => {
   const {h} = AE;
   const STATUS = ['ok', 'failed', 'deferred'];
@@ -107,7 +107,7 @@
     return h('div', {class: 'summary-panel'}, h('h2', null, title), h('div', {class: 'summary-scroll'}, content));
   }
 
-  /** `rows` with those `failed` says first, each group in its own order. */
+  /** `rows`, those for which `failed(row)` holds first, each group in its own order. */
   function failingFirst(rows, failed) {
     return [...rows.filter(failed), ...rows.filter((r) => !failed(r))];
   }
