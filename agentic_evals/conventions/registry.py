@@ -160,7 +160,7 @@ class _RunAsker:
     (and of any family that declares none): most spans are no run, and finding that out is then one
     name look-up and one set intersection, not a question to every family."""
 
-    __slots__ = ('_asks', '_by_key', '_by_name', '_keys', '_open', '_prefixes')
+    __slots__ = ('_asks', '_by_key', '_by_name', '_keys', '_open', '_prefixes', '_shapes')
 
     def __init__(self, asks: tuple[Callable[[SpanNode], str | None], ...]) -> None:
         self._asks = asks
@@ -183,22 +183,30 @@ class _RunAsker:
                 for value in values or ():
                     by_value.setdefault(value, set()).add(index)
         self._keys = frozenset(self._by_key)
+        self._shapes: dict[tuple[object, tuple[str, ...]], tuple[frozenset[int], tuple[str, ...]]] = {}
 
     def __call__(self, node: SpanNode) -> str | None:
-        chosen = set(self._open)
         name = node.name
-        if type(name) is str:
-            chosen.update(self._by_name.get(name, ()))
-            for prefix, index in self._prefixes:
-                if name.startswith(prefix):
-                    chosen.add(index)
         attributes = node.attributes
-        for key in self._keys.intersection(attributes):
-            by_value, any_value = self._by_key[key]
-            chosen |= any_value
+        # What the span's name and attribute keys choose is the same for every span of one shape
+        # (a framework writes each kind of span alike): worked out once per shape.
+        if type(name) is not str:
+            name = None  # chooses nothing, and any other type may not hash
+        shape = (name, tuple(attributes))
+        found = self._shapes.get(shape)
+        if found is None:
+            found = self._shape(name, attributes)
+            if len(self._shapes) >= _SHAPES_KEPT:
+                self._shapes.clear()
+            self._shapes[shape] = found
+        fixed, valued = found
+        chosen = fixed
+        for key in valued:
             value = attributes[key]
             if type(value) is str:
-                chosen.update(by_value.get(value, ()))
+                more = self._by_key[key][0].get(value)
+                if more is not None:
+                    chosen = chosen | more
         if not chosen:
             return None
         asks = self._asks
@@ -207,6 +215,25 @@ class _RunAsker:
             if answer is not None:
                 return answer
         return None
+
+    def _shape(self, name: str | None, attributes: Mapping[str, object]) -> tuple[frozenset[int], tuple[str, ...]]:
+        """The families a span's name and keys choose, and its keys whose value may choose more."""
+        chosen = set(self._open)
+        if name is not None:
+            chosen.update(self._by_name.get(name, ()))
+            chosen.update(index for prefix, index in self._prefixes if name.startswith(prefix))
+        valued = []
+        for key in self._keys.intersection(attributes):
+            by_value, any_value = self._by_key[key]
+            chosen |= any_value
+            if by_value:
+                valued.append(key)
+        return frozenset(chosen), tuple(valued)
+
+
+_SHAPES_KEPT = 4096
+"""Span shapes `_RunAsker` keeps what it worked out for (a bound on memory for traces of many
+shapes; a trace of one framework has a few dozen)."""
 
 
 def _first(askers: tuple[Callable[..., Any], ...], *args: Any) -> Any:
