@@ -635,14 +635,15 @@
           c[8] ? h('span', {class: 'muted'}, ' (output function)') : null),
         h('td', {class: 'num'}, AE.seconds(c[3])),
         h('td', {class: 'num'}, AE.seconds(c[4] - c[3])));
-      const detail = h('tr', {class: 'call-detail', hidden: true}, h('td', {colspan: 6}, callDetail(c)));
+      const detail = h('tr', {class: 'call-detail', hidden: true}, h('td', {colspan: 6})); // filled when first opened
       button.addEventListener('click', () => open(i, false));
-      opened.set(i, [button, detail]);
+      opened.set(i, [button, detail, c]);
       body.append(row, detail);
     });
     function open(i, fromBar) {
-      const [button, detail] = opened.get(i);
+      const [button, detail, c] = opened.get(i);
       const show = fromBar || detail.hidden;
+      if (show && !detail.firstChild.firstChild) detail.firstChild.append(callDetail(c));
       detail.hidden = !show;
       button.setAttribute('aria-expanded', String(show));
       if (fromBar) {
