@@ -30,7 +30,8 @@
    in pixels once it has a width (layoutTimeline: a label too long for its bar goes beside it, a failed
    call keeps a visible width), and again when its width changes; <div class="timeline" data-laid-out>
    holds the width (px) it was laid out for. <body data-ready> says the summary and first rows are
-   shown; <body data-loaded> that every case is in and the filters work. */
+   shown; <body data-opened> that the first failed cases are open (a frame later, so that they never
+   hold back the first paint); <body data-loaded> that every case is in and the filters work. */
 (() => {
   const {h} = AE;
   const STATUS = ['ok', 'failed', 'deferred'];
@@ -45,6 +46,13 @@
     drawSummary(data);
     const list = drawCases(data);
     document.body.dataset.ready = '';
+    // The first failed cases open in a task after the frame that paints the summary and the first rows:
+    // their details (a timeline of every call) never hold back the first screen. <body data-opened>
+    // says they are open.
+    requestAnimationFrame(() => setTimeout(() => {
+      list.openFirst();
+      document.body.dataset.opened = '';
+    }, 0));
     if (data.cases) list.complete(data.cases);
     else AE.parts(list.progress).then((parts) => list.complete(parts.flat())).catch(list.failed);
   }
@@ -170,9 +178,6 @@
       return row;
     };
     const lazy = AE.lazyList(list, first, render);
-    // The first failed cases open at load, so a trajectory shows without a click (failed cases come first).
-    [...list.children].filter((row) => row.classList.contains('fail')).slice(0, data.open || 0)
-      .forEach((row) => openers.get(row)(true));
     toggleAll.addEventListener('click', () => {
       allOpen = !allOpen;
       for (const row of list.children) openers.get(row)(allOpen);
@@ -208,6 +213,11 @@
     search.addEventListener('input', AE.debounce(apply, 120));
 
     return {
+      /** Open the first failed cases drawn, so a trajectory shows without a click (failed cases come first). */
+      openFirst() {
+        [...list.children].filter((row) => row.classList.contains('fail')).slice(0, data.open || 0)
+          .forEach((row) => openers.get(row)(true));
+      },
       /** One more part of the cases is in. */
       progress(part) {
         received += part.length;
