@@ -26,7 +26,9 @@ report. The summary (and its first rows) needs every case, so nothing is written
 over the cases is done.
 Once the summary and the first rows of the case list are in the DOM, the page sets `data-ready` on
 `<body>`: `READY_SELECTOR` (`body[data-ready]`) is what a test or a benchmark waits for; once every
-case is in (the filters work on all of them), `data-loaded` follows (`LOADED_SELECTOR`).
+case is in (the filters work on all of them), `data-loaded` follows (`LOADED_SELECTOR`). The first failed
+cases are opened in the task after the first frame, so they never hold it back; `data-opened`
+(`OPENED_SELECTOR`) follows.
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ READY_SELECTOR = 'body[data-ready]'
 """Matches once the summary and the first rows of the case list are shown."""
 LOADED_SELECTOR = 'body[data-loaded]'
 """Matches once every case is in the page (and the filters and the search are enabled)."""
+OPENED_SELECTOR = 'body[data-opened]'
+"""Matches once the first `OPEN_AT_LOAD` failed cases are open: in the task after the first frame that
+showed the summary and the first rows."""
 PAYLOAD_VERSION = 2
 FIRST_ROWS = 100
 """Cases whose list rows are in the page's first payload (report.js draws its list a batch of this many at a time)."""

@@ -45,6 +45,7 @@ from agentic_evals.views.html import (
     LOADED_SELECTOR,
     NO_SPANS,
     OPEN_AT_LOAD,
+    OPENED_SELECTOR,
     READY_SELECTOR,
     payload,
     payload_text,
@@ -262,6 +263,8 @@ def test_the_ready_selector_is_what_the_page_sets() -> None:
     assert "document.body.dataset.ready = ''" in asset('report.js')
     assert LOADED_SELECTOR == 'body[data-loaded]'
     assert "document.body.dataset.loaded = ''" in asset('report.js')
+    assert OPENED_SELECTOR == 'body[data-opened]'
+    assert "document.body.dataset.opened = ''" in asset('report.js')
 
 
 def _large(cases: int) -> ReportDocument:

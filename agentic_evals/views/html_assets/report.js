@@ -30,7 +30,8 @@
    in pixels once it has a width (layoutTimeline: a label too long for its bar goes beside it, a failed
    call keeps a visible width), and again when its width changes; <div class="timeline" data-laid-out>
    holds the width (px) it was laid out for. <body data-ready> says the summary and first rows are
-   shown; <body data-loaded> that every case is in and the filters work. */
+   shown; <body data-opened> that the first failed cases are open (a frame later, so that they never
+   hold back the first paint); <body data-loaded> that every case is in and the filters work. */
 (() => {
   const {h} = AE;
   const STATUS = ['ok', 'failed', 'deferred'];
@@ -47,6 +48,13 @@
     drawSummary(data);
     const list = drawCases(data);
     document.body.dataset.ready = '';
+    // The first failed cases open in a task after the frame that paints the summary and the first rows:
+    // their details (a timeline of every call) never hold back the first screen. <body data-opened>
+    // says they are open.
+    requestAnimationFrame(() => setTimeout(() => {
+      list.openFirst();
+      document.body.dataset.opened = '';
+    }, 0));
     if (data.cases) list.complete(data.cases);
     else AE.parts(list.progress).then((parts) => list.complete(parts.flat())).catch(list.failed);
   }
@@ -172,9 +180,6 @@
       return row;
     };
     const lazy = AE.lazyList(list, first, render);
-    // The first failed cases open at load, so a trajectory shows without a click (failed cases come first).
-    [...list.children].filter((row) => row.classList.contains('fail')).slice(0, data.open || 0)
-      .forEach((row) => openers.get(row)(true));
     toggleAll.addEventListener('click', () => {
       allOpen = !allOpen;
       for (const row of list.children) openers.get(row)(allOpen);
@@ -210,6 +215,11 @@
     search.addEventListener('input', AE.debounce(apply, 120));
 
     return {
+      /** Open the first failed cases drawn, so a trajectory shows without a click (failed cases come first). */
+      openFirst() {
+        [...list.children].filter((row) => row.classList.contains('fail')).slice(0, data.open || 0)
+          .forEach((row) => openers.get(row)(true));
+      },
       /** One more part of the cases is in. */
       progress(part) {
         received += part.length;
@@ -637,14 +647,15 @@
           c[8] ? h('span', {class: 'muted'}, ' (output function)') : null),
         h('td', {class: 'num'}, AE.seconds(c[3])),
         h('td', {class: 'num'}, AE.seconds(c[4] - c[3])));
-      const detail = h('tr', {class: 'call-detail', hidden: true}, h('td', {colspan: 6}, callDetail(c)));
+      const detail = h('tr', {class: 'call-detail', hidden: true}, h('td', {colspan: 6})); // filled when first opened
       button.addEventListener('click', () => open(i, false));
-      opened.set(i, [button, detail]);
+      opened.set(i, [button, detail, c]);
       body.append(row, detail);
     });
     function open(i, fromBar) {
-      const [button, detail] = opened.get(i);
+      const [button, detail, c] = opened.get(i);
       const show = fromBar || detail.hidden;
+      if (show && !detail.firstChild.firstChild) detail.firstChild.append(callDetail(c));
       detail.hidden = !show;
       button.setAttribute('aria-expanded', String(show));
       if (fromBar) {
