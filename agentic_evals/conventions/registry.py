@@ -510,14 +510,31 @@ class Switches:
     def __init__(self, registry: Registry) -> None:
         self._switching = registry.switching
         self._around: dict[int, int] = {}  # span -> the first switching family of it and its ancestors
+        # A family that recognises spans by its marker keys and names alone answers alike for every
+        # span of one shape (name and keys): those answers are kept per shape; the others asked.
+        pure = [type(f).recognises is Family.recognises for f in self._switching]
+        self._pure = tuple(i for i, p in enumerate(pure) if p)
+        self._asked = tuple(i for i, p in enumerate(pure) if not p)
+        self._by_shape: dict[tuple[str | None, tuple[str, ...]], int] = {}
 
     def not_recorded(self, node: SpanNode) -> Arguments:
-        first = min(self._first(node), self._of_ancestors(node.parent))
+        around = self._of_ancestors(node.parent)
+        first = self._first(node, around)  # only a family ahead of the one around it can change it
         switch = self._switching[first].content_switch if first < len(self._switching) else None
         return Arguments(None, None, not_recorded(switch or GENERIC_CONTENT_SWITCH))
 
-    def _first(self, node: SpanNode) -> int:
-        return next((i for i, family in enumerate(self._switching) if family.recognises(node)), len(self._switching))
+    def _first(self, node: SpanNode, below: int) -> int:
+        """The first of the families before `below` that recognises `node`, else `below`."""
+        switching = self._switching
+        name = node.name
+        shape = (name if type(name) is str else None, tuple(node.attributes))
+        pure = self._by_shape.get(shape)
+        if pure is None:
+            pure = next((i for i in self._pure if switching[i].recognises(node)), len(switching))
+            if len(self._by_shape) < _SHAPES_KEPT:
+                self._by_shape[shape] = pure
+        below = min(below, pure)
+        return next((i for i in self._asked if i < below and switching[i].recognises(node)), below)
 
     def _of_ancestors(self, node: SpanNode | None) -> int:
         """Iterative, at most `_DEPTH` spans up (a parent cycle in a hand-built tree ends there)."""
@@ -531,7 +548,7 @@ class Switches:
             chain.append(node)
             node = node.parent
         for span in reversed(chain):
-            found = min(found, self._first(span))
+            found = self._first(span, found)
             self._around[id(span)] = found
         return found
 
