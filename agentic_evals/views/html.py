@@ -43,19 +43,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..reports.document import (
-    Alignment,
-    AverageVerdict,
-    CaseFailure,
-    CaseResult,
-    CaseVerdict,
-    ReportDocument,
-    Timeline,
-    Verdict,
-    document_from_report,
-)
+from ..reports.document import Alignment, CaseFailure, CaseResult, ReportDocument, Timeline, document_from_report
 from ..reports.gates import DURATION, Gates, format_metric, format_number
 from ..reports.judge import case_verdict, check_gates
+from ..reports.verdict import AverageVerdict, CaseVerdict, Verdict
 from .html_page import asset, page_chunks, read_parts, read_payload
 from .text import visible
 from .wording import average_figure, check_figure, gate_phrase

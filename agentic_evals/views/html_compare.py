@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..reports.compare import AverageChange, CaseChange, Comparison
+from ..reports.compare import AverageChange, CaseChange, Comparison, signed
 from ..reports.document import Alignment, CaseFailure, CaseResult, ReportDocument, Timeline
 from ..reports.gates import format_metric, format_number
 from .html import payload_text
@@ -134,7 +134,7 @@ def _average(change: AverageChange, evaluators: Mapping[str, set[str]]) -> dict[
         'evaluators': sorted(evaluators.get(change.name, ())) if change.kind in ('score', 'pass rate') else [],
         'baseline': shown(b, c),
         'candidate': shown(c, b),
-        'delta': None if delta is None else ('+' if delta >= 0 else '-') + format_number(abs(delta)),
+        'delta': None if delta is None else signed(delta),
         'status': 'regressed' if change.regressed else 'improved' if change.improved else '',
         'summary': change.describe(),
     }

@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from ..reports.document import AverageVerdict, CaseFailure, CaseResult, Check, ReportDocument, Verdict
+from ..reports.document import CaseFailure, CaseResult, ReportDocument
 from ..reports.gates import DURATION, Gates, format_number
 from ..reports.judge import case_verdict
+from ..reports.verdict import AverageVerdict, Check, Verdict
 from .text import visible
 from .wording import average_figure, check_figure, gate_phrase
 

@@ -19,9 +19,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..reports.document import AverageVerdict, CaseResult, ReportDocument, Verdict
+from ..reports.document import CaseResult, ReportDocument
 from ..reports.gates import DURATION, Gates
 from ..reports.judge import case_verdict
+from ..reports.verdict import AverageVerdict, Verdict
 from .terminal import data_text
 from .terminal import make_console as make_console
 from .wording import average_figure, check_figure, gate_phrase

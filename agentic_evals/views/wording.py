@@ -5,8 +5,8 @@ Nothing here decides anything: the checks and gates come judged from `reports/ju
 
 from __future__ import annotations
 
-from ..reports.document import AverageVerdict, Check, GateCheck
 from ..reports.gates import DURATION, format_duration, format_metric, format_number
+from ..reports.verdict import AverageVerdict, Check, GateCheck
 
 duration = format_duration
 """Every duration a view prints (`850 µs`, `12.3 ms`, `1.25 s`): the model's one format, which the gates'
