@@ -23,7 +23,7 @@ from pydantic import Strict, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
-from ..errors import FileError
+from ..errors import FileError, os_reason
 from ..files import decode, parse_json, read_limited
 from ..trajectory.account import TraceAccount
 from .verdict import CaseVerdict, Verdict
@@ -534,7 +534,7 @@ def read_document(path: Path) -> ReportDocument:
     try:
         text = decode(read_limited(path))
     except (OSError, ValueError) as e:  # ValueError: not UTF-8, or a NUL byte in the path
-        raise FileError(path, f'cannot read: {_os_reason(e)}') from None
+        raise FileError(path, f'cannot read: {os_reason(e)}') from None
     if not text.strip():
         raise FileError(path, 'the file is empty')
     raw = parse_json(path, text)
@@ -551,9 +551,3 @@ def read_document(path: Path) -> ReportDocument:
         more = f' (and {e.error_count() - 1} more)' if e.error_count() > 1 else ''
         raise FileError(path, f'{where}: {first["msg"]}{more}') from None
     return document.with_derived()
-
-
-def _os_reason(error: BaseException) -> str:
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    return str(error)

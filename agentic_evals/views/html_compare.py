@@ -126,7 +126,7 @@ def _average(change: AverageChange, evaluators: Mapping[str, set[str]]) -> dict[
     def shown(value: float | None, other: float | None) -> str | None:
         if value is None:
             return None
-        return _metric(change.name, value, other) if metric else format_number(value, other)
+        return format_metric(change.name, value, other) if metric else format_number(value, other)
 
     return {
         'name': change.name,
@@ -235,18 +235,11 @@ def _side(case: CaseResult | None, failure: CaseFailure | None) -> dict[str, Any
     return {
         'trace_id': case.trace_id,
         'span_id': case.span_id,
-        'duration': _metric('duration', case.duration),
-        'metrics': {name: _metric(name, value) for name, value in case.metrics.items()},
+        'duration': format_metric('duration', case.duration),
+        'metrics': {name: format_metric(name, value) for name, value in case.metrics.items()},
         'timeline': None if case.timeline is None else _timeline(case.timeline),
         'alignments': [_alignment(a) for a in case.alignments],
     }
-
-
-def _metric(name: str, value: float, other: float | None = None) -> str:
-    """`format_metric`, or plain `nan`/`inf` for a non-finite value a hand-edited report may hold."""
-    if math.isfinite(value) and (other is None or math.isfinite(other)):
-        return format_metric(name, value, other)
-    return format_number(value)
 
 
 def _finite(value: float) -> float | None:
