@@ -18,7 +18,9 @@ Figures, per size:
   (navigation timing), and "ready": when the page has marked itself ready (`READY_SELECTOR`) and
   the summary and the first case row both have a layout box (a script run at document start
   watches the page for them), taken in a task after the next animation frame, once the main thread
-  has painted them; and "loaded": when every case is in the page and the filters work
+  has painted them; "opened": when the first failed cases are open (`OPENED_SELECTOR`, set in
+  the task after the first frame) and their timelines laid out (`.timeline[data-laid-out]`), taken
+  the same way after the next frame; and "loaded": when every case is in the page and the filters work
   (`LOADED_SELECTOR`; a large report reads its cases after its first rows are shown). First paint
   and FCP are presentation times (when the compositor showed a frame), so ready can come a few
   milliseconds before the FCP of the same frame. Every time is milliseconds since navigation start.
@@ -59,7 +61,7 @@ from agentic_evals.reports.document import (
 )
 from agentic_evals.reports.gates import Gates
 from agentic_evals.reports.judge import check_gates
-from agentic_evals.views.html import LOADED_SELECTOR, READY_SELECTOR, render_html
+from agentic_evals.views.html import LOADED_SELECTOR, OPENED_SELECTOR, READY_SELECTOR, render_html
 
 from .run import host
 
@@ -275,17 +277,23 @@ WATCH = """
   const marks = window.__bench = {};
   const selectors = %s;
   const loaded = %s;
+  const opened = %s;
   const shown = sel => {
     const e = document.querySelector(sel), box = e && e.getBoundingClientRect();
     return !!box && box.width > 0 && box.height > 0;
   };
   const check = () => {
     if (!marks.loaded && document.querySelector(loaded)) marks.loaded = performance.now();
+    const laidOut = () => document.querySelector('#case-list .timeline[data-laid-out]');
+    if (!marks.open && document.querySelector(opened) && laidOut()) {
+      marks.open = performance.now();
+      requestAnimationFrame(() => setTimeout(() => { marks.opened = performance.now(); }, 0));
+    }
     if (!marks.dom && selectors.every(shown)) {
       marks.dom = performance.now();
       requestAnimationFrame(() => setTimeout(() => { marks.ready = performance.now(); }, 0));
     }
-    if (marks.dom && marks.loaded) observer.disconnect();
+    if (marks.dom && marks.loaded && marks.open) observer.disconnect();
   };
   const observer = new MutationObserver(check);
   observer.observe(document, {childList: true, subtree: true, attributes: true});
@@ -299,7 +307,7 @@ READ = """() => {
   return {
     fp: paint['first-paint'] ?? null, fcp: paint['first-contentful-paint'] ?? null,
     dcl: nav.domContentLoadedEventEnd, load: nav.loadEventEnd, ready: window.__bench.ready,
-    loaded: window.__bench.loaded ?? null,
+    loaded: window.__bench.loaded ?? null, opened: window.__bench.opened ?? null,
     heap: performance.memory ? performance.memory.usedJSHeapSize : null,
   };
 }"""
@@ -320,6 +328,7 @@ class Load:
     load: float
     ready: float
     loaded: float | None
+    opened: float | None
     heap: int | None
 
 
@@ -341,7 +350,9 @@ def load_page(browser: Any, path: Path, ready: Sequence[str]) -> Load:
 
     try:
         context.route('**/*', route)
-        context.add_init_script(WATCH % (json.dumps(list(ready)), json.dumps(LOADED_SELECTOR)))
+        context.add_init_script(
+            WATCH % (json.dumps(list(ready)), json.dumps(LOADED_SELECTOR), json.dumps(OPENED_SELECTOR))
+        )
         page = context.new_page()
         page.on('pageerror', lambda error: problems.append(f'page error: {error}'))
         page.on('console', console)
@@ -349,6 +360,8 @@ def load_page(browser: Any, path: Path, ready: Sequence[str]) -> Load:
             page.goto(path.as_uri(), wait_until='load', timeout=LOAD_TIMEOUT_MS)
             page.wait_for_function('() => window.__bench && window.__bench.ready', timeout=LOAD_TIMEOUT_MS, polling=50)
             page.wait_for_function('() => window.__bench.loaded', timeout=LOAD_TIMEOUT_MS, polling=50)
+            # (every generated document has failed cases, so some open)
+            page.wait_for_function('() => window.__bench.opened', timeout=LOAD_TIMEOUT_MS, polling=50)
         except Exception as error:
             problems.append(f'not shown: {str(error).splitlines()[0]}')
         page.wait_for_timeout(100)  # paint entries are queued after the frame
@@ -418,6 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         'DCL ms',
         'load ms',
         'ready ms',
+        'opened ms',
         'loaded ms',
         'JS heap MB',
     )
@@ -432,6 +446,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ms(median([x.dcl for x in loads])),
             ms(median([x.load for x in loads])),
             ms(median([x.ready for x in loads])),
+            ms(median([x.opened for x in loads])),
             ms(median([x.loaded for x in loads])),
             '-' if (heap := median([x.heap for x in loads])) is None else f'{heap / 1e6:.1f}',
         )

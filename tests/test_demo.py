@@ -46,7 +46,17 @@ def test_make_demo_installs_the_package_alone_not_the_development_environment() 
     make = shutil.which('make')
     if make is None:
         pytest.skip('no make on this machine')
-    done = subprocess.run([make, '-n', '-B', 'demo'], capture_output=True, text=True, timeout=60, cwd=ROOT, check=True)
+    # Run from `make test`, the outer make's settings would turn on its directory messages.
+    env = {k: v for k, v in os.environ.items() if k not in ('MAKELEVEL', 'MAKEFLAGS', 'MFLAGS')}
+    done = subprocess.run(
+        [make, '--no-print-directory', '-n', '-B', 'demo'],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
     commands = done.stdout.splitlines()
     assert commands[-1] == '.venv-demo/bin/python -m examples.demo'
     installs = [command for command in commands if ' pip install ' in command]

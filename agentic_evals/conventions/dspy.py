@@ -170,7 +170,7 @@ class DSPy(Family):
     """DSPy's OpenInference spans where they differ from the keys `openinference` reads (module docstring)."""
 
     name = 'dspy'
-    run_spans = RunSpans(keys={SPAN_KIND: frozenset({CHAIN})})
+    run_spans = RunSpans(suffixes=RUN_SUFFIXES)
 
     def recognises(self, node: SpanNode) -> bool:
         return tool_name(node) is not None or run_inputs(node) is not None

@@ -97,12 +97,13 @@ class RequestSpans:
 @dataclass(frozen=True)
 class RunSpans:
     """What every agent-run span of a family holds, one of: a key with one of its values (`None`: any
-    value), a span name, or a span-name prefix. The registry asks `agent_run` only of spans that may
-    be a run, and most spans are not: a look-up or two instead of every family's question."""
+    value), a span name, a span-name prefix or suffix. The registry asks `agent_run` only of spans
+    that may be a run, and most spans are not: a look-up or two instead of every family's question."""
 
     keys: Mapping[str, frozenset[str] | None] = field(default_factory=dict)
     names: frozenset[str] = frozenset()
     prefixes: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = ()
 
 
 class Arguments(NamedTuple):

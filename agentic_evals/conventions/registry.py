@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields, replace
+from functools import partial
 from typing import Any
 
 from pydantic_evals.otel.span_tree import SpanNode
@@ -146,6 +147,11 @@ def classify_request_span(rule: RequestSpans, node: SpanNode) -> bool:
     return attributes.get(rule.operation_key) in rule.operations
 
 
+def _request_step(rule: RequestSpans, node: SpanNode, notes: list[str]) -> Answer:
+    """`rule` as a classifier: a model request, or not claimed."""
+    return MODEL_REQUEST if classify_request_span(rule, node) else None
+
+
 def _implementations(families: Sequence[Family], method: str) -> tuple[Callable[..., Any], ...]:
     """The families' answers to one question, in order; an implementation inherited by several
     families is asked once, where the family defining it stands (its last occurrence)."""
@@ -160,13 +166,14 @@ class _RunAsker:
     (and of any family that declares none): most spans are no run, and finding that out is then one
     name look-up and one set intersection, not a question to every family."""
 
-    __slots__ = ('_asks', '_by_key', '_by_name', '_keys', '_open', '_prefixes')
+    __slots__ = ('_asks', '_by_key', '_by_name', '_keys', '_open', '_prefixes', '_shapes', '_suffixes')
 
     def __init__(self, asks: tuple[Callable[[SpanNode], str | None], ...]) -> None:
         self._asks = asks
         self._open: set[int] = set()
         self._by_name: dict[str, set[int]] = {}
         self._prefixes: list[tuple[str, int]] = []
+        self._suffixes: list[tuple[str, int]] = []
         self._by_key: dict[str, tuple[dict[str, set[int]], set[int]]] = {}  # key -> (by value, any value)
         for index, ask in enumerate(asks):
             spans: RunSpans | None = getattr(getattr(ask, '__self__', None), 'run_spans', None)
@@ -176,6 +183,7 @@ class _RunAsker:
             for name in spans.names:
                 self._by_name.setdefault(name, set()).add(index)
             self._prefixes.extend((prefix, index) for prefix in spans.prefixes)
+            self._suffixes.extend((suffix, index) for suffix in spans.suffixes)
             for key, values in spans.keys.items():
                 by_value, any_value = self._by_key.setdefault(key, ({}, set()))
                 if values is None:
@@ -183,30 +191,68 @@ class _RunAsker:
                 for value in values or ():
                     by_value.setdefault(value, set()).add(index)
         self._keys = frozenset(self._by_key)
+        self._shapes: dict[tuple[str | None, tuple[str, ...]], _Shape] = {}
 
     def __call__(self, node: SpanNode) -> str | None:
-        chosen = set(self._open)
-        name = node.name
-        if type(name) is str:
-            chosen.update(self._by_name.get(name, ()))
-            for prefix, index in self._prefixes:
-                if name.startswith(prefix):
-                    chosen.add(index)
+        name: str | None = node.name
         attributes = node.attributes
-        for key in self._keys.intersection(attributes):
-            by_value, any_value = self._by_key[key]
-            chosen |= any_value
-            value = attributes[key]
-            if type(value) is str:
-                chosen.update(by_value.get(value, ()))
-        if not chosen:
-            return None
-        asks = self._asks
-        for index in sorted(chosen):
-            answer = asks[index](node)
+        if type(name) is not str:
+            name = None  # chooses nothing, and any other type may not hash
+        # What a span's name and attribute keys choose is the same for every span of one shape (a
+        # framework writes each kind of span alike): worked out once per shape, and once per shape
+        # and values of the keys whose value chooses.
+        shape = (name, tuple(attributes))
+        found = self._shapes.get(shape)
+        if found is None:
+            if len(self._shapes) >= _SHAPES_KEPT:
+                self._shapes.clear()
+            found = self._shapes[shape] = self._shape(name, attributes)
+        asks, valued, by_values, fixed = found
+        if valued:
+            values = tuple([value if type(value := attributes[key]) is str else None for key in valued])
+            chosen = by_values.get(values)
+            if chosen is None:
+                if len(by_values) >= _SHAPES_KEPT:
+                    by_values.clear()
+                chosen = by_values[values] = self._with_values(fixed, valued, values)
+            asks = chosen
+        for ask in asks:
+            answer = ask(node)
             if answer is not None:
                 return answer
         return None
+
+    def _shape(self, name: str | None, attributes: Mapping[str, object]) -> _Shape:
+        """The families (their asks, in order) a span's name and keys choose, its keys whose value
+        may choose more, and a place for what their values choose."""
+        chosen = set(self._open)
+        if name is not None:
+            chosen.update(self._by_name.get(name, ()))
+            chosen.update(index for prefix, index in self._prefixes if name.startswith(prefix))
+            chosen.update(index for suffix, index in self._suffixes if name.endswith(suffix))
+        valued = []
+        for key in sorted(self._keys.intersection(attributes)):
+            by_value, any_value = self._by_key[key]
+            chosen |= any_value
+            if by_value:
+                valued.append(key)
+        return tuple(self._asks[i] for i in sorted(chosen)), tuple(valued), {}, frozenset(chosen)
+
+    def _with_values(self, fixed: frozenset[int], valued: tuple[str, ...], values: tuple[str | None, ...]) -> _Asks:
+        chosen = set(fixed)
+        for key, value in zip(valued, values, strict=True):
+            if value is not None:
+                chosen.update(self._by_key[key][0].get(value, ()))
+        return tuple(self._asks[i] for i in sorted(chosen))
+
+
+_Asks = tuple[Callable[[SpanNode], 'str | None'], ...]
+_Shape = tuple[_Asks, tuple[str, ...], dict[tuple['str | None', ...], _Asks], frozenset[int]]
+
+
+_SHAPES_KEPT = 4096
+"""Span shapes `_RunAsker` and `classify_rest` keep what they worked out for (a bound on memory for traces of many
+shapes; a trace of one framework has a few dozen)."""
 
 
 def _first(askers: tuple[Callable[..., Any], ...], *args: Any) -> Any:
@@ -238,6 +284,12 @@ class Registry:
         )
         """Every key `classify_rest` looks for: a span holding none of them is not classified there,
         so the walks skip the call for it (an agent run, a case span)."""
+        self._rest_plan: tuple[tuple[str, Classifier], ...] = (
+            *((rule.name_key, partial(classify_tool_span, rule)) for rule in self.tool_rules[1:]),
+            *((rule.model_key, partial(_request_step, rule)) for rule in self.request_rules[1:]),
+            *self._rest_classifiers,
+        )
+        self._rest_steps: dict[tuple[str, ...], tuple[Classifier, ...]] = {}
         self._asked = {
             method: _implementations(self.families, method)
             for method in (
@@ -290,21 +342,19 @@ class Registry:
 
     def classify_rest(self, node: SpanNode, notes: list[str]) -> Answer:
         """A span that the first tool and request descriptions did not claim: the other
-        descriptions, then the classifiers, in order."""
+        descriptions, then the classifiers, in order, each asked when the span holds its marker
+        (which of them that is, is worked out once per set of attribute keys)."""
         attributes = node.attributes
-        for rule in self.tool_rules[1:]:
-            if rule.name_key in attributes:
-                answer = classify_tool_span(rule, node, notes)
-                if answer is not None:
-                    return answer
-        for request_rule in self.request_rules[1:]:
-            if request_rule.model_key in attributes and classify_request_span(request_rule, node):
-                return MODEL_REQUEST
-        for marker, classify in self._rest_classifiers:
-            if marker in attributes:
-                answer = classify(node, notes)
-                if answer is not None:
-                    return answer
+        keys = tuple(attributes)
+        steps = self._rest_steps.get(keys)
+        if steps is None:
+            if len(self._rest_steps) >= _SHAPES_KEPT:
+                self._rest_steps.clear()
+            steps = self._rest_steps[keys] = tuple(step for key, step in self._rest_plan if key in attributes)
+        for step in steps:
+            answer = step(node, notes)
+            if answer is not None:
+                return answer
         return None
 
     def is_model_request(self, node: SpanNode) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from itertools import accumulate, pairwise
+from itertools import accumulate
 
 from pydantic_evals.otel.span_tree import SpanNode
 
@@ -326,6 +326,7 @@ def in_issue_order(
     `issuers_of` gives the issuers, asked only when a call's issuer is needed.
     """
     order: list[int] | None = None
+    moved: list[int] = []  # slots whose call `order` changed
     seen: set[tuple[int, int]] = set()
     for index in invalid:
         if index + 1 == len(calls):
@@ -354,13 +355,16 @@ def in_issue_order(
             order = order or list(range(len(calls)))
             for slot, source in zip(slots, by_issue, strict=True):
                 order[slot] = slots[source]
-    return _parallel_tasks_in_issue_order(calls, breaks, order, requests, issuers_of, registry)
+                if slot != slots[source]:
+                    moved.append(slot)
+    return _parallel_tasks_in_issue_order(calls, breaks, order, moved, requests, issuers_of, registry)
 
 
 def _parallel_tasks_in_issue_order(
     calls: list[Call],
     breaks: list[int],
     order: list[int] | None,
+    moved: list[int],
     requests: list[Request],
     issuers_of: Callable[[], Issuers],
     registry: Registry,
@@ -377,47 +381,34 @@ def _parallel_tasks_in_issue_order(
     if len(calls) < 2:
         return order
     sequence = order or list(range(len(calls)))  # walk positions in call order so far
-    # A call is known to follow its neighbour in issue order when both are of a framework that
-    # starts calls in issue order, under one parent, neither rejected by validation, and it started
-    # strictly later: no tie left to insertion order. The walk noted where that fails in walk order;
-    # a call `in_issue_order` moved has new neighbours. Only the runs around these are read.
+    # A call is known to follow its neighbour in issue order unless the walk noted a break there
+    # (another parent, a framework that does not start calls in issue order, a tie, a rejection),
+    # or `in_issue_order` moved either. Only the runs around these steps are read.
     suspects = set(breaks)
+    suspects.update(moved)
+    suspects.update(slot + 1 for slot in moved)
     suspects.discard(0)
-    if order is not None:
-        suspects.update(k for slot, position in enumerate(order) if slot != position for k in (slot, slot + 1))
-        suspects.discard(len(calls))
-
-    def node(k: int) -> SpanNode:
-        return calls[sequence[k]][SPAN]
-
+    suspects.discard(len(calls))
     # A run ends where a request was walked (its response's calls come after it) or where the
-    # next call is of another agent run.
+    # next call is of another agent run; a step inside a run that is a suspect is unclear.
     bounds = {request[CALLS_BEFORE] for request in requests}
-    unclear: set[int] = set()
+    unclear: list[int] = []
     for k in sorted(suspects - bounds):
-        a, b = node(k - 1), node(k)
+        a, b = calls[sequence[k - 1]][SPAN], calls[sequence[k]][SPAN]
         if a.parent is not b.parent and not _one_run(a, b, registry):
             bounds.add(k)
         else:
-            unclear.add(k)
-    # A run is read when a step in it is unclear, or when its framework does not start calls in
-    # issue order (the calls under one parent are one instrumentation's: asked once per parent).
-    edges = sorted(bounds | {0, len(calls)})
-    in_order = registry.in_order_check
-    trusted: dict[int, bool] = {}
-    runs: list[tuple[int, int]] = []
-    for start, end in pairwise(edges):
-        if end - start < 2:
-            continue
-        first = node(start)
-        key = id(first.parent)
-        trust = trusted.get(key)
-        if trust is None:
-            trust = trusted[key] = in_order(first)
-        if not trust or any(k in unclear for k in range(start + 1, end)):
-            runs.append((start, end))
+            unclear.append(k)
+    if not unclear:
+        return order
+    bounds.update((0, len(calls)))
+    edges = sorted(bounds)
+    runs: dict[int, int] = {}  # start -> end of each run holding an unclear step
+    for k in unclear:
+        after = bisect_right(edges, k)  # `k` is no edge: the run is edges[after - 1] to edges[after]
+        runs[edges[after - 1]] = edges[after]
     changed = False
-    for start, end in runs:
+    for start, end in runs.items():
         if not _started_in_issue_order(calls, sequence, start, end, registry):
             changed = _issue_order_within(calls, sequence, start, end, issuers_of()) or changed
     return sequence if changed or order is not None else None

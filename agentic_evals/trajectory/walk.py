@@ -65,6 +65,7 @@ _WalkSettings = tuple[
     bool,
     Callable[[SpanNode, list[str]], Answer] | None,
     tuple[str, ...],
+    Callable[[SpanNode], bool],
 ]
 
 
@@ -94,6 +95,7 @@ def _walk_settings(registry: Registry) -> _WalkSettings:
         request.excluded_key == tool.name_key,
         registry.classify_rest if registry.has_rest else None,
         registry.rest_markers,
+        registry.in_order_check,
     )
 
 
@@ -107,9 +109,12 @@ class Walked(NamedTuple):
     ahead of calls the model issued before them."""
     notes: list[str]
     breaks: list[int]
-    """Positions `k` whose call is not known to follow call `k - 1` in start order: another parent, a
-    start not strictly later (a tie says nothing), or either rejected before running. Noted while
-    each span is at hand, so putting calls in issue order reads only the stretches around these."""
+    """Positions `k` whose call is not known to follow call `k - 1` in issue order: another parent, a
+    framework that does not start a response's calls in its order (asked once per change of
+    parent: siblings are one instrumentation's), or a start not strictly later (a tie says
+    nothing). Noted while each span is at hand, so putting calls in issue order reads only the
+    stretches around these. A call rejected before running is not one: it starts ahead of its
+    siblings by design, and the rule for `invalid` puts it back."""
 
 
 def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
@@ -120,11 +125,12 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
     notes: list[str] = []
     breaks: list[int] = []
     add_call, add_request, add_break = calls.append, requests.append, breaks.append
-    # The previous call's parent, start and rejection: the first call breaks (no parent is `_NEVER`),
-    # so its start is never compared with this placeholder.
+    # The previous call's parent, whether its framework starts calls in issue order, and its start:
+    # the first call breaks (no parent is `_NEVER`), so its start is never compared with this
+    # placeholder.
     last_parent: object = _NEVER
+    last_trusted = False
     last_start: Any = None
-    last_rejected = False
     (
         tool_key,
         prefixes,
@@ -143,6 +149,7 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
         excluded_is_tool,
         rest,
         markers,
+        in_order,
     ) = _walk_settings(registry)
     for node in nodes:
         attributes = node.attributes
@@ -171,11 +178,13 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
                         kind = 'failed'
                 else:
                     kind = 'ok'
-                rejected = kind == 'invalid'
                 parent, start = node.parent, node.start_timestamp
-                if parent is not last_parent or not last_start < start or rejected or last_rejected:
+                if parent is not last_parent:
                     add_break(len(calls))
-                last_parent, last_start, last_rejected = parent, start, rejected
+                    last_parent, last_trusted = parent, in_order(node)
+                elif not (last_trusted and last_start < start):
+                    add_break(len(calls))
+                last_start = start
                 add_call((node, name, kind))
                 continue
             if not excluded_is_tool and (
@@ -204,14 +213,16 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
             add_request((node, len(calls)))
         elif answer is not None and answer is not IGNORED:
             for part in answer if type(answer) is list else ((node, *answer),):
-                rejected = part[KIND] == 'invalid'
-                if rejected:
+                if part[KIND] == 'invalid':
                     invalid.append(len(calls))
                 span = part[SPAN]
                 parent, start = span.parent, span.start_timestamp
-                if parent is not last_parent or not last_start < start or rejected or last_rejected:
+                if parent is not last_parent:
                     add_break(len(calls))
-                last_parent, last_start, last_rejected = parent, start, rejected
+                    last_parent, last_trusted = parent, in_order(span)
+                elif not (last_trusted and last_start < start):
+                    add_break(len(calls))
+                last_start = start
                 add_call(part)
     return Walked(calls, requests, invalid, notes, breaks)
 

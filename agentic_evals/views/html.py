@@ -10,7 +10,8 @@ The page is drawn in the browser from a compact JSON payload (`payload`) by `htm
 inside the shell of `html_page.py` (no network, a Content-Security-Policy, the payload embedded as
 data). Every string of data is passed through `visible` here and reaches the page through
 `textContent`, never as markup. At 10,000 cases the list is rendered a batch at a time as it is
-scrolled to and a case's details only when it is opened. A report of more than `FIRST_ROWS` cases is
+scrolled to and a case's details only when it is opened (the first `OPEN_AT_LOAD` failed cases are
+opened at load, so a trajectory shows without a click). A report of more than `FIRST_ROWS` cases is
 split so that its summary shows at once: the page's payload holds the summary and the list rows of
 the first `FIRST_ROWS` cases (their names, statuses and one-line briefs), and every case in full
 follows the page's script in parts of `PART_CASES` (compressed when large), which the page reads
@@ -25,7 +26,9 @@ report. The summary (and its first rows) needs every case, so nothing is written
 over the cases is done.
 Once the summary and the first rows of the case list are in the DOM, the page sets `data-ready` on
 `<body>`: `READY_SELECTOR` (`body[data-ready]`) is what a test or a benchmark waits for; once every
-case is in (the filters work on all of them), `data-loaded` follows (`LOADED_SELECTOR`).
+case is in (the filters work on all of them), `data-loaded` follows (`LOADED_SELECTOR`). The first failed
+cases are opened in the task after the first frame, so they never hold it back; `data-opened`
+(`OPENED_SELECTOR`) follows.
 """
 
 from __future__ import annotations
@@ -43,7 +46,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..reports.document import Alignment, CaseFailure, CaseResult, ReportDocument, Timeline, document_from_report
+from ..reports.document import (
+    Alignment,
+    CaseFailure,
+    CaseResult,
+    ReportDocument,
+    RequestSpan,
+    Timeline,
+    document_from_report,
+)
 from ..reports.gates import DURATION, Gates, format_metric, format_number
 from ..reports.judge import case_verdict, check_gates
 from ..reports.verdict import AverageVerdict, CaseVerdict, Verdict
@@ -56,14 +67,21 @@ if TYPE_CHECKING:
     from pydantic_evals.reporting import EvaluationReport
 
     from ..capturing import Capture
+    from ..trajectory.account import TraceAccount
 
 READY_SELECTOR = 'body[data-ready]'
 """Matches once the summary and the first rows of the case list are shown."""
 LOADED_SELECTOR = 'body[data-loaded]'
 """Matches once every case is in the page (and the filters and the search are enabled)."""
+OPENED_SELECTOR = 'body[data-opened]'
+"""Matches once the first `OPEN_AT_LOAD` failed cases are open: in the task after the first frame that
+showed the summary and the first rows."""
 PAYLOAD_VERSION = 2
 FIRST_ROWS = 100
 """Cases whose list rows are in the page's first payload (report.js draws its list a batch of this many at a time)."""
+OPEN_AT_LOAD = 3
+"""The first failed cases shown open when the page loads (a split page carries them whole among its first
+rows), so a trajectory is on the page without a click; report.js reads it from the payload (`open`)."""
 PART_CASES = 500
 """Cases per part of a split page: each part is compressed while the next is made, and parsed by the
 page in a task of its own."""
@@ -113,6 +131,9 @@ def html_chunks(
         first = list(itertools.islice(ordered, FIRST_ROWS))
         data['count'] = count
         data['rows'] = [row for *_, row, _ in first]
+        for place, (passed, *_, text) in enumerate(first[:OPEN_AT_LOAD]):
+            if not passed:  # a failed case opened at load: whole, so it shows before the parts are read
+                data['rows'][place] = json.loads(text)
         texts = (text for *_, text in itertools.chain(first, ordered))
         del first  # held by the chain only until its entries are written
         yield from page_chunks(title, payload_text(data), parts=_parts(texts), **page)
@@ -356,6 +377,7 @@ def _summary(
         'evaluators': sorted(survey.evaluators),
         'agents': sorted(survey.agents),
         'no_timeline': no_timeline,
+        'open': OPEN_AT_LOAD,
     }
 
 
@@ -401,7 +423,7 @@ def _case(case: CaseResult, verdict: CaseVerdict) -> dict[str, Any]:
     if case.span_id:
         entry['sp'] = case.span_id
     if case.timeline is not None:
-        entry['T'] = _timeline(case.timeline)
+        entry['T'] = _timeline(case.timeline, case.account)
     if case.alignments:
         entry['X'] = [_alignment(a) for a in case.alignments]
     return entry
@@ -437,13 +459,26 @@ def _json_text(value: Any) -> str:
     return text
 
 
-def _timeline(timeline: Timeline) -> dict[str, Any]:
+def _timeline(timeline: Timeline, account: TraceAccount | None = None) -> dict[str, Any]:
     """Lanes (`L`: agent paths, outermost first), agent runs (`A`), calls (`C`), requests (`Q`); times in
-    whole microseconds (shorter in the payload and quicker to write than seconds: report.js divides)."""
+    whole microseconds (shorter in the payload and quicker to write than seconds: report.js divides).
+    A request's tokens are null where the trace recorded none (`tokens_recorded`, from `account`)."""
     try:
-        return _timeline_entry(timeline, _microseconds)
+        return _timeline_entry(timeline, _microseconds, account)
     except (ValueError, OverflowError):  # NaN or infinity from a hand-made document: null
-        return _timeline_entry(timeline, _finite_microseconds)
+        return _timeline_entry(timeline, _finite_microseconds, account)
+
+
+def tokens_recorded(request: RequestSpan, account: TraceAccount | None) -> bool:
+    """Whether the request's token counts are figures its trace recorded, not the zeros a request without
+    usage gets: a count above zero was recorded; zeros are real only when the case's trace account says
+    every model request recorded its usage (`TraceAccount.with_tokens`). A trace that records tokens for
+    some requests only (Mastra's bridge: per agent run), or none, leaves the others at zero, and without
+    an account (a hand-made document) zeros say nothing either. The HTML views show no token figure
+    where this is false."""
+    if request.input_tokens or request.output_tokens:
+        return True
+    return account is not None and account.model_spans > 0 and account.with_tokens >= account.model_spans
 
 
 def _microseconds(seconds: float) -> int:
@@ -454,7 +489,9 @@ def _finite_microseconds(seconds: float) -> int | None:
     return round(seconds * 1e6) if math.isfinite(seconds) else None
 
 
-def _timeline_entry(timeline: Timeline, us: Callable[[float], int | None]) -> dict[str, Any]:
+def _timeline_entry(
+    timeline: Timeline, us: Callable[[float], int | None], account: TraceAccount | None
+) -> dict[str, Any]:
     lanes: dict[tuple[str, ...], int] = {}
 
     def lane(path: Iterable[str]) -> int:
@@ -477,6 +514,8 @@ def _timeline_entry(timeline: Timeline, us: Callable[[float], int | None]) -> di
     ]
     requests = [
         [lane(r.agent_path), r.model, us(r.start), us(r.end), r.input_tokens, r.output_tokens, r.cost]
+        if tokens_recorded(r, account)
+        else [lane(r.agent_path), r.model, us(r.start), us(r.end), None, None, r.cost]
         for r in timeline.requests
     ]
     entry: dict[str, Any] = {'L': [list(path) for path in lanes], 'A': agents, 'C': calls, 'Q': requests}

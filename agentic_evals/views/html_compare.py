@@ -17,14 +17,17 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..reports.compare import AverageChange, CaseChange, Comparison, signed
 from ..reports.document import Alignment, CaseFailure, CaseResult, ReportDocument, Timeline
 from ..reports.gates import format_metric, format_number
-from .html import payload_text
+from .html import payload_text, tokens_recorded
 from .html_page import asset, render_page
 from .text import one_line
+
+if TYPE_CHECKING:
+    from ..trajectory.account import TraceAccount
 
 VIEW = 'agentic-evals/comparison'
 """The payload's `view`: what the page's script checks before drawing it."""
@@ -237,7 +240,7 @@ def _side(case: CaseResult | None, failure: CaseFailure | None) -> dict[str, Any
         'span_id': case.span_id,
         'duration': format_metric('duration', case.duration),
         'metrics': {name: format_metric(name, value) for name, value in case.metrics.items()},
-        'timeline': None if case.timeline is None else _timeline(case.timeline),
+        'timeline': None if case.timeline is None else _timeline(case.timeline, case.account),
         'alignments': [_alignment(a) for a in case.alignments],
     }
 
@@ -247,7 +250,8 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _timeline(timeline: Timeline) -> dict[str, Any]:
+def _timeline(timeline: Timeline, account: TraceAccount | None) -> dict[str, Any]:
+    """A request's tokens are null where the trace recorded none (`html.tokens_recorded`)."""
     return {
         'agents': [
             {'name': a.name, 'path': a.path, 'start': _finite(a.start), 'end': _finite(a.end), 'span_id': a.span_id}
@@ -273,8 +277,11 @@ def _timeline(timeline: Timeline) -> dict[str, Any]:
                 'agent_path': r.agent_path,
                 'start': _finite(r.start),
                 'end': _finite(r.end),
-                'input_tokens': r.input_tokens,
-                'output_tokens': r.output_tokens,
+                **(
+                    {'input_tokens': r.input_tokens, 'output_tokens': r.output_tokens}
+                    if tokens_recorded(r, account)
+                    else {'input_tokens': None, 'output_tokens': None}
+                ),
                 'cost': None if r.cost is None else _finite(r.cost),
             }
             for r in timeline.requests

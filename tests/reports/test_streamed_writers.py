@@ -178,7 +178,10 @@ def old_render_html(document: ReportDocument, gates: Gates, verdict: Verdict) ->
     if len(cases) > html_module.FIRST_ROWS:
         data = {key: value for key, value in data.items() if key != 'cases'}
         data['count'] = len(cases)
-        data['rows'] = [{'n': c['n'], 's': c['s'], 'b': c['b']} for c in cases[: html_module.FIRST_ROWS]]
+        data['rows'] = [
+            c if place < html_module.OPEN_AT_LOAD and c['s'] == 'fail' else {'n': c['n'], 's': c['s'], 'b': c['b']}
+            for place, c in enumerate(cases[: html_module.FIRST_ROWS])
+        ]  # the failed cases opened at load whole
         step = html_module.PART_CASES
         parts = [payload_text(cases[i : i + step]) for i in range(0, len(cases), step)]
     title = f'{visible(document.name, newlines=False)} — agentic-evals report'

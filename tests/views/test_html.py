@@ -38,16 +38,20 @@ from agentic_evals.reports.document import (
     read_document,
 )
 from agentic_evals.reports.judge import check_gates
+from agentic_evals.trajectory.account import TraceAccount
 from agentic_evals.views import html as html_module
 from agentic_evals.views.html import (
     FIRST_ROWS,
     LOADED_SELECTOR,
     NO_SPANS,
+    OPEN_AT_LOAD,
+    OPENED_SELECTOR,
     READY_SELECTOR,
     payload,
     payload_text,
     read_report_payload,
     render_html,
+    tokens_recorded,
 )
 from agentic_evals.views.html_page import (
     COMPRESS_ABOVE,
@@ -259,6 +263,8 @@ def test_the_ready_selector_is_what_the_page_sets() -> None:
     assert "document.body.dataset.ready = ''" in asset('report.js')
     assert LOADED_SELECTOR == 'body[data-loaded]'
     assert "document.body.dataset.loaded = ''" in asset('report.js')
+    assert OPENED_SELECTOR == 'body[data-opened]'
+    assert "document.body.dataset.opened = ''" in asset('report.js')
 
 
 def _large(cases: int) -> ReportDocument:
@@ -303,14 +309,17 @@ def test_a_large_report_is_split_so_its_summary_and_first_rows_come_first(monkey
     assert head['count'] == 250
     assert head['totals']['cases'] == 250
     assert len(head['rows']) == FIRST_ROWS
-    assert head['rows'][:2] == [
-        {'n': 'case 0003', 's': 'fail', 'b': [None, ['fine'], 2, 0.3]},
-        {'n': 'case 0013', 's': 'fail', 'b': [None, ['fine'], 2, 0.3]},
-    ]
+    assert [row['n'] for row in head['rows'][:5]] == ['case 0003', 'case 0013', 'case 0023', 'case 0033', 'case 0043']
+    assert head['rows'][OPEN_AT_LOAD] == {'n': 'case 0033', 's': 'fail', 'b': [None, ['fine'], 2, 0.3]}
     assert [len(part) for part in read_parts(page)] == [120, 120, 10]  # type: ignore[arg-type]
     whole = json.loads(payload_text(payload(document, gates, verdict)))
     assert read_report_payload(page) == whole
     assert [row['n'] for row in head['rows']] == [c['n'] for c in whole['cases'][:FIRST_ROWS]]
+    # the failed cases open at load are there whole, so they show before the parts are read; the rest
+    # are list data only
+    assert head['open'] == OPEN_AT_LOAD
+    assert head['rows'][:OPEN_AT_LOAD] == whole['cases'][:OPEN_AT_LOAD]
+    assert all(set(row) == {'n', 's', 'b'} for row in head['rows'][OPEN_AT_LOAD:])
     # the one script the policy allows is the page's own, as it stands between the head and the parts
     policy = re.search(r"script-src '([^']+)'", page)
     script = re.search(r'<script>(.*?)</script>', page, re.DOTALL)
@@ -339,6 +348,62 @@ def test_timeline_times_are_whole_microseconds_and_null_when_not_finite() -> Non
     assert case['T']['A'] == [[0, 0, 2_500_000]]
     assert [call[3:5] for call in case['T']['C']] == [[123_456, 1_500_000], [None, None]]
     assert case['T']['Q'][0][2:4] == [0, 2_000_000]
+
+
+def _account(model_spans: int, with_tokens: int) -> TraceAccount:
+    return TraceAccount(
+        spans=model_spans + 1,
+        families=('genai',),
+        tool_spans=0,
+        arguments_from_spans=0,
+        arguments_from_responses=0,
+        arguments_missing=0,
+        results=0,
+        model_spans=model_spans,
+        with_tokens=with_tokens,
+        issued=0,
+        issued_not_run=(),
+        run_not_issued=(),
+        agents=('agent',),
+    )
+
+
+def test_a_request_shows_tokens_only_where_its_trace_recorded_them() -> None:
+    """Counts above zero were recorded; zeros only when the account says every request recorded its usage
+    (never inferred from zero where the account tells): else the page gets null and shows no figure."""
+    counted, zero = RequestSpan('m', ['agent'], 0.0, 1.0, 12, 3), RequestSpan('m', ['agent'], 1.0, 2.0)
+    assert tokens_recorded(counted, None) and tokens_recorded(counted, _account(2, 0))
+    assert tokens_recorded(zero, _account(2, 2))  # every request recorded usage: a real zero
+    assert not tokens_recorded(zero, _account(2, 0))  # the trace recorded no tokens
+    assert not tokens_recorded(zero, _account(2, 1))  # tokens per agent run only (Mastra's bridge)
+    assert not tokens_recorded(zero, _account(0, 0)) and not tokens_recorded(zero, None)
+    timeline = Timeline(agents=[AgentSpan('agent', ['agent'], 0.0, 2.0)], requests=[counted, zero])
+    cases = [
+        CaseResult(name, timeline=timeline, account=account)
+        for name, account in (('all', _account(2, 2)), ('none', _account(2, 0)), ('some', _account(2, 1)))
+    ]
+    document = ReportDocument(name='tokens', cases=cases).with_derived()
+    data: Any = read_payload(render_html(document, Gates(), check_gates(document, Gates())))
+    tokens = {case['n']: [q[4:6] for q in case['T']['Q']] for case in data['cases']}
+    assert tokens == {'all': [[12, 3], [0, 0]], 'none': [[12, 3], [None, None]], 'some': [[12, 3], [None, None]]}
+
+
+def test_a_trace_without_tokens_has_no_token_figures_run_or_read_back(tmp_path: Path) -> None:
+    """OpenLLMetry's OpenAI Agents trace records no usage: `run --html` and a page made again from the JSON
+    report (which keeps the account) both give its requests null tokens."""
+    evaluators = tmp_path / 'evaluators.yaml'
+    evaluators.write_text('evaluators:\n- MaxToolCalls: 10\n', encoding='utf-8')
+    traces = ROOT / 'fixtures' / 'frameworks' / 'openai_agents' / 'openllmetry.otlp.jsonl'
+    page, path = tmp_path / 'report.html', tmp_path / 'report.json'
+    argv = ['run', '--evaluators', str(evaluators), str(traces), '--no-progress', '--quiet']
+    assert main([*argv, '--html', str(page), '--json', str(path)]) == 0
+    document = read_document(path)
+    (case,) = document.cases
+    assert case.account is not None and (case.account.model_spans, case.account.with_tokens) == (6, 0)
+    again = render_html(document, Gates(), check_gates(document, Gates()))
+    for text in (page.read_text(encoding='utf-8'), again):
+        (entry,) = read_report_payload(text)['cases']
+        assert [q[4:6] for q in entry['T']['Q']] == [[None, None]] * 6
 
 
 def test_the_assets_ship_in_the_package() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -30,13 +30,21 @@ from agentic_evals.reports.document import (
 )
 from agentic_evals.reports.gates import Gates
 from agentic_evals.reports.judge import check_gates
-from agentic_evals.views.html import FIRST_ROWS, LOADED_SELECTOR, READY_SELECTOR, render_html
+from agentic_evals.trajectory.account import TraceAccount
+from agentic_evals.views.html import (
+    FIRST_ROWS,
+    LOADED_SELECTOR,
+    OPEN_AT_LOAD,
+    OPENED_SELECTOR,
+    READY_SELECTOR,
+    render_html,
+)
 from agentic_evals.views.text import visible
 
 from .test_html import HOSTILE, hostile_document
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Locator, Page
 
     from tests.browser import ReportOpener
 
@@ -60,7 +68,7 @@ def support_page(tmp_path: Path, open_report: ReportOpener, *flags: str) -> Page
     argv = ['run', str(SUPPORT / 'dataset.yaml'), str(SUPPORT / 'regressed.otlp.jsonl'), '--no-progress']
     assert cli(*argv, '--html', str(path), *flags) == 1
     page = open_report(path)
-    page.wait_for_selector(READY_SELECTOR)
+    page.wait_for_selector(OPENED_SELECTOR)  # the first failed cases open a frame after READY_SELECTOR
     return page
 
 
@@ -75,9 +83,19 @@ def _seconds(text: str) -> float:
 
 
 def case(page: Page, name: str) -> Page:
-    """Open case `name` (a click on its row) and return the page."""
-    page.locator(f'#case-list li.case[data-case="{name}"] .case-toggle').click()
+    """Open case `name` (a click on its row, unless it is open: the first failed cases open at load) and
+    return the page once its timeline, if it has one, is laid out."""
+    page.wait_for_selector(OPENED_SELECTOR)  # (else the first failed cases may open after this)
+    row = page.locator(f'#case-list li.case[data-case="{name}"]')
+    if row.locator('.case-toggle').get_attribute('aria-expanded') != 'true':
+        row.locator('.case-toggle').click()
+    laid_out(row)
     return page
+
+
+def laid_out(row: Locator) -> None:
+    """Wait until every timeline in `row` is laid out in pixels (report.js does it once it has a width)."""
+    expect(row.locator('.timeline:not([data-laid-out])')).to_have_count(0)
 
 
 def test_the_summary_shows_the_numbers(tmp_path: Path, open_report: ReportOpener) -> None:
@@ -109,10 +127,15 @@ def test_the_summary_shows_the_numbers(tmp_path: Path, open_report: ReportOpener
     metrics = [row.split('\t') for row in page.locator('#metrics tbody tr').all_inner_texts()]
     assert [m[:2] for m in metrics[:3]] == [['requests', '3.8'], ['input_tokens', '251.8'], ['output_tokens', '50.5']]
     assert metrics[3][0] == 'duration' and metrics[3][1].endswith('s')
-    # failures first, then by name; only the summary rows are drawn, no case is open
+    # failures first, then by name; the first failed cases (all three here) are open, the passing one is not
     assert shown_cases(page) == ['damaged_escalation', 'refund', 'shipping_faq', 'order_status']
-    assert page.locator('.case-body:not([hidden])').count() == 0
-    assert page.locator('.timeline').count() == 0
+    opened = page.locator('li.case:has(> .case-body:not([hidden]))')
+    assert opened.evaluate_all('(rows) => rows.map((row) => row.dataset.case)') == [
+        'damaged_escalation',
+        'refund',
+        'shipping_faq',
+    ]
+    assert page.locator('.timeline').count() == 3
     assert page.inner_text('#shown-count') == 'Showing 4 of 4 cases'
 
 
@@ -163,7 +186,8 @@ def test_a_failed_case_opens_to_its_reasons_timeline_and_calls(tmp_path: Path, o
 
 def test_cases_open_from_the_keyboard(tmp_path: Path, open_report: ReportOpener) -> None:
     page = support_page(tmp_path, open_report)
-    toggle = page.locator('li.case[data-case="order_status"] .case-toggle')
+    toggle = page.locator('li.case[data-case="order_status"] .case-toggle')  # passing: closed at load
+    assert toggle.get_attribute('aria-expanded') == 'false'
     toggle.focus()
     page.keyboard.press('Enter')
     assert toggle.get_attribute('aria-expanded') == 'true'
@@ -228,6 +252,194 @@ def test_the_filters_and_the_search_narrow_the_list(tmp_path: Path, open_report:
     assert shown_cases(page) == everything
 
 
+def test_the_first_screen_shows_a_failed_trajectory_without_a_click(tmp_path: Path, open_report: ReportOpener) -> None:
+    """A new user's first look (issue 23): at a normal viewport and without a click, the case list starts on
+    the first screen and the first failed cases are open to their trajectories; one button opens and closes
+    every case."""
+    page = support_page(tmp_path, open_report)
+    viewport = page.viewport_size
+    assert viewport == {'width': 1280, 'height': 720}
+    assert page.evaluate('window.scrollY') == 0
+    first = page.locator('#case-list li.case').first
+    assert first.get_attribute('data-case') == 'damaged_escalation'  # failed
+    head = first.locator('.case-toggle').bounding_box()
+    body = first.locator('.case-body').bounding_box()
+    assert head is not None and body is not None
+    assert head['y'] + head['height'] <= viewport['height']  # the list starts on the first screen
+    assert body['y'] < viewport['height']  # and so does the open case's body
+    assert first.locator('.case-toggle').get_attribute('aria-expanded') == 'true'
+    laid_out(first)
+    for part in ('.alignment', '.timeline', '.timeline .tl-call', 'table.calls'):
+        expect(first.locator(part).first).to_be_visible()
+    # three failed cases open; the passing one is closed
+    expanded = page.locator('.case-toggle').evaluate_all('(ts) => ts.map((t) => t.getAttribute("aria-expanded"))')
+    assert expanded == ['true', 'true', 'true', 'false']
+    toggle = page.locator('#toggle-all')
+    expect(toggle).to_have_text('Open all')
+    toggle.click()
+    expect(toggle).to_have_text('Close all')
+    expect(page.locator('.case-body:not([hidden])')).to_have_count(4)
+    expect(page.locator('.case-toggle[aria-expanded="false"]')).to_have_count(0)
+    laid_out(page.locator('li.case[data-case="order_status"]'))
+    expect(page.locator('li.case[data-case="order_status"] .timeline')).to_be_visible()
+    toggle.click()
+    expect(toggle).to_have_text('Open all')
+    expect(page.locator('.case-body:not([hidden])')).to_have_count(0)
+    expect(page.locator('.case-toggle[aria-expanded="true"]')).to_have_count(0)
+    # while all are open, rows drawn later (a filter draws the list again) open as they are drawn
+    toggle.click()
+    page.check('#failed-only')
+    expect(page.locator('#shown-count')).to_have_text('Showing 3 of 4 cases')
+    expect(page.locator('.case-toggle[aria-expanded="false"]')).to_have_count(0)
+    open_report.screenshot('all-open')
+
+
+def _scales_document() -> ReportDocument:
+    """Failed cases first by name: `a scales` has calls of very different durations (2 ms beside 589 s in a
+    ten-minute trace), two failed calls of half a millisecond (one at the very end) and a long tool name;
+    four more failed cases and two passing ones."""
+    account = TraceAccount(
+        spans=9,
+        families=('genai',),
+        tool_spans=4,
+        arguments_from_spans=4,
+        arguments_from_responses=0,
+        arguments_missing=0,
+        results=4,
+        model_spans=2,
+        with_tokens=2,
+        issued=4,
+        issued_not_run=(),
+        run_not_issued=(),
+        agents=('agent',),
+    )
+    scales = Timeline(
+        agents=[AgentSpan('agent', ['agent'], 0.0, 600.0)],
+        calls=[
+            CallSpan('get_weather', 'ok', ['agent'], 0.5, 0.502),
+            CallSpan('long_running_batch_export', 'ok', ['agent'], 1.0, 590.0),
+            CallSpan('charge_card', 'failed', ['agent'], 590.5, 590.5005, result='card declined'),
+            CallSpan('send_receipt_email_to_the_customer', 'failed', ['agent'], 599.9995, 600.0, result='timeout'),
+        ],
+        requests=[
+            RequestSpan('gpt', ['agent'], 0.0, 0.4, 120, 30),
+            RequestSpan('gpt', ['agent'], 10.0, 400.0, 400, 80),
+        ],
+    )
+    small = Timeline(
+        agents=[AgentSpan('agent', ['agent'], 0.0, 1.0)], calls=[CallSpan('lookup', 'ok', ['agent'], 0.1, 0.9)]
+    )
+    failed = AssertionResult(False, 'a call failed')
+    cases = [CaseResult('a scales', assertions={'ok': failed}, timeline=scales, account=account)]
+    cases += [CaseResult(f'b failed {i}', assertions={'ok': failed}, timeline=small) for i in range(4)]
+    cases += [
+        CaseResult(f'c passed {i}', assertions={'ok': AssertionResult(True, 'fine')}, timeline=small) for i in range(2)
+    ]
+    return ReportDocument(name='scales', cases=cases).with_derived()
+
+
+def _boxes_overlap(a: Any, b: Any) -> bool:
+    return bool(
+        a['x'] < b['x'] + b['width']
+        and b['x'] < a['x'] + a['width']
+        and a['y'] < b['y'] + b['height']
+        and b['y'] < a['y'] + a['height']
+    )
+
+
+def test_timeline_labels_stay_readable_and_failed_calls_visible_at_any_scale(
+    tmp_path: Path, open_report: ReportOpener
+) -> None:
+    document = _scales_document()
+    page = open_report.html(render_html(document, Gates(), check_gates(document, Gates())))
+    page.wait_for_selector(OPENED_SELECTOR)
+    # the first three failed cases are open, no more (the fourth and fifth failed ones, the passing ones)
+    expanded = page.locator('.case-toggle').evaluate_all('(ts) => ts.map((t) => t.getAttribute("aria-expanded"))')
+    assert expanded == ['true'] * 3 + ['false'] * 4
+    row = page.locator('li.case[data-case="a scales"]')
+    laid_out(row)
+    track = row.locator('.tl-lane .tl-track')
+    bars = track.locator('.tl-call')
+
+    def check(width: int) -> None:
+        track.scroll_into_view_if_needed()  # boxes relative to the viewport, for elementFromPoint
+        track_box = track.bounding_box()
+        assert track_box is not None
+        boxes = {bar.get_attribute('title'): bar.bounding_box() for bar in bars.all()}
+        # a 2 ms bar in a ten-minute trace: its label beside it, whole, overlapping no other bar
+        short = bars.filter(has_text='get_weather')
+        assert short.get_attribute('title') == 'get_weather (ok, 2 ms)'  # the whole name on hover
+        assert 'tl-beside' in (short.get_attribute('class') or '')
+        label = short.locator('.tl-text')
+        assert label.inner_text() == '✓ get_weather'  # not cut ("✓ ge")
+        assert label.evaluate('(e) => e.scrollWidth <= e.clientWidth')  # nothing hidden, no ellipsis
+        label_box, bar_box = label.bounding_box(), boxes['get_weather (ok, 2 ms)']
+        assert label_box is not None and bar_box is not None
+        assert label_box['x'] >= bar_box['x'] + bar_box['width']  # beside, not inside
+        assert label_box['x'] + label_box['width'] <= track_box['x'] + track_box['width']
+        for title, box in boxes.items():
+            assert not _boxes_overlap(label_box, box), title
+        # hovering the label is hovering its bar: the tooltip is the bar's title
+        hovered = page.evaluate(
+            '([x, y]) => document.elementFromPoint(x, y).closest("[title]").title',
+            [label_box['x'] + label_box['width'] / 2, label_box['y'] + label_box['height'] / 2],
+        )
+        assert hovered == 'get_weather (ok, 2 ms)'
+        # the long call holds its own label
+        long = bars.filter(has_text='long_running_batch_export')
+        assert 'tl-beside' not in (long.get_attribute('class') or '')
+        assert long.locator('.tl-text').evaluate('(e) => e.scrollWidth <= e.parentElement.clientWidth')
+        # half a millisecond in ten minutes: a failed call is still a bar of visible width, inside the track
+        failed = bars.and_(page.locator('.status-failed'))
+        assert failed.count() == 2
+        for bar in failed.all():
+            box = bar.bounding_box()
+            assert box is not None and box['width'] >= 16, (width, box)
+            assert track_box['x'] <= box['x'] and box['x'] + box['width'] <= track_box['x'] + track_box['width'] + 1
+            assert bar.locator('.tl-text').inner_text().startswith('✗ ')
+        assert (
+            bars.filter(has_text='send_receipt_email_to_the_customer')
+            .locator('.tl-text')
+            .evaluate('(e) => e.getBoundingClientRect().right <= e.closest(".tl-call").getBoundingClientRect().left')
+        )  # at the very end of the trace: its label on the left, where there is room
+        # a request's figure is whole or absent (the title has it), never cut
+        for request in row.locator('.tl-request').all():
+            text = request.locator('.tl-text')
+            if text.count() and text.is_visible():
+                assert text.evaluate('(e) => e.scrollWidth <= e.parentElement.clientWidth')
+
+    check(1280)
+    open_report.screenshot('wide')
+    before = row.locator('.timeline').get_attribute('data-laid-out')
+    page.set_viewport_size({'width': 900, 'height': 720})
+    expect(row.locator('.timeline')).not_to_have_attribute('data-laid-out', before or '')  # laid out again
+    check(900)
+
+
+def test_no_token_figure_where_the_trace_records_none(tmp_path: Path, open_report: ReportOpener) -> None:
+    """OpenLLMetry's OpenAI Agents trace records no token usage (its account: 6 model spans, 0 with tokens):
+    its request bars show no "0→0", and the requests say the tokens were not recorded."""
+    evaluators = tmp_path / 'evaluators.yaml'
+    evaluators.write_text('evaluators:\n- MaxToolCalls: 10\n', encoding='utf-8')
+    path = tmp_path / 'openllmetry.html'
+    traces = str(ROOT / 'fixtures' / 'frameworks' / 'openai_agents' / 'openllmetry.otlp.jsonl')
+    assert cli('run', '--evaluators', str(evaluators), traces, '--html', str(path), '--no-progress') == 0
+    page = open_report(path)
+    page.wait_for_selector(READY_SELECTOR)
+    (name,) = shown_cases(page)
+    case(page, name)
+    requests = page.locator('.tl-request')
+    assert requests.count() == 6
+    assert requests.locator('.tl-text').count() == 0  # no figure at all
+    assert all('tokens not recorded' in (r.get_attribute('title') or '') for r in requests.all())
+    assert '0→0' not in page.inner_text('body')
+    summary = page.locator('details.requests summary')
+    assert summary.inner_text() == '6 model requests: tokens not recorded'
+    summary.click()
+    cells = page.locator('details.requests tbody tr').first.locator('td').all_inner_texts()
+    assert cells[4:6] == ['not recorded', 'not recorded']
+
+
 def test_opened_from_disk_it_loads_nothing(tmp_path: Path, open_report: ReportOpener) -> None:
     page = case(support_page(tmp_path, open_report), 'refund')
     page.locator('li.case[data-case="refund"] .tl-call').first.click()
@@ -269,8 +481,7 @@ def test_hostile_text_is_shown_as_text(tmp_path: Path, open_report: ReportOpener
     dialogs: list[str] = []
     page.on('dialog', lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.wait_for_selector(READY_SELECTOR)
-    for row in page.locator('.case-toggle').all():
-        row.click()
+    page.click('#toggle-all')
     page.locator('.tl-call').first.click()
     shown = visible(HOSTILE)
     assert page.locator('h1').inner_text().startswith(shown)
@@ -342,17 +553,22 @@ def test_ten_thousand_cases_load_and_show_their_first_rows(
     assert page.inner_text('[data-stat="cases"] .tile-value') == '10,000'
     assert page.inner_text('[data-stat="failed"] .tile-value') == '1,000'
     page.wait_for_selector(LOADED_SELECTOR, timeout=120_000)  # every case in: the filters work
+    page.wait_for_selector(OPENED_SELECTOR)
     assert page.inner_text('#shown-count') == 'Showing 10,000 of 10,000 cases'
     rows = page.locator('#case-list li.case')
     first = rows.count()
     assert 0 < first <= 300  # drawn a batch at a time, not 10,000 rows
-    assert page.locator('.timeline').count() == 0  # and no timeline before a case is opened
+    # the first three failed cases open (their timelines), no other case
+    assert page.locator('.timeline').count() == OPEN_AT_LOAD
+    assert page.locator('li.case:has(> .case-body:not([hidden]))').evaluate_all(
+        '(rows) => rows.map((row) => row.dataset.case)'
+    ) == ['case 00003', 'case 00013', 'case 00023']
     assert rows.first.locator('.case-name').inner_text() == 'case 00003'  # a failed case first
     page.locator('button.more').scroll_into_view_if_needed()
     expect(rows).not_to_have_count(first)  # the next batch, drawn as the end of the list comes into view
     assert rows.count() > first
     case(page, 'case 00003')
-    assert page.locator('.timeline .tl-call').count() == 6
+    assert rows.first.locator('.timeline .tl-call').count() == 6
     page.check('#failed-only')
     expect(page.locator('#shown-count')).to_have_text('Showing 1,000 of 10,000 cases')
     assert rows.first.locator('.case-name').inner_text() == 'case 00003'
@@ -361,6 +577,17 @@ def test_ten_thousand_cases_load_and_show_their_first_rows(
 
 AT_READY = """
 (() => {
+  new MutationObserver((_, observer) => {
+    if (!document.body || !document.body.hasAttribute('data-opened')) return;
+    observer.disconnect();
+    const open = [...document.querySelectorAll('#case-list li.case')].filter((row) => !row.querySelector('.case-body').hidden);
+    window.__opened = {
+      open: open.map((row) => row.dataset.case),
+      // the first three whole in the first payload: their details are drawn at once, whether or not the
+      // parts are read yet (the fourth, opened by a click at ready, waits for them)
+      timelines: open.slice(0, 3).map((row) => row.querySelectorAll('.timeline').length),
+    };
+  }).observe(document, {subtree: true, childList: true, attributes: true});
   const seen = window.__atReady = {};
   new MutationObserver((_, observer) => {
     if (!document.body || !document.body.hasAttribute('data-ready')) return;
@@ -377,8 +604,10 @@ AT_READY = """
       count: document.getElementById('shown-count').textContent,
       note: document.getElementById('cases-loading').textContent,
       more: more.hidden,
+      open: [...document.querySelectorAll('#case-list li.case')]
+        .filter((row) => !row.querySelector('.case-body').hidden).map((row) => row.dataset.case),
     });
-    const toggle = document.querySelector('#case-list li.case .case-toggle');
+    const toggle = document.querySelectorAll('#case-list li.case .case-toggle')[3];
     toggle.click();  // opened before its details are in
     seen.opened = toggle.closest('li').querySelector('.case-body').textContent;
   }).observe(document, {subtree: true, childList: true, attributes: true});
@@ -400,6 +629,10 @@ def test_a_split_report_shows_its_summary_and_first_rows_before_the_rest_is_read
     page.goto(path.as_uri())
     page.wait_for_selector(LOADED_SELECTOR)
     seen = page.evaluate('window.__atReady')
+    assert page.evaluate('window.__opened') == {
+        'open': ['case 00003', 'case 00013', 'case 00023', 'case 00033'],  # the fourth opened by a click above
+        'timelines': [1, 1, 1],
+    }
     assert seen == {
         'parts': 0,  # drawn before the parser reached the cases' parts
         'loaded': False,
@@ -411,6 +644,7 @@ def test_a_split_report_shows_its_summary_and_first_rows_before_the_rest_is_read
         'count': f'Showing the first {FIRST_ROWS} of 250 cases',
         'note': 'Loading 150 more cases… (the filters and the search work once they are in)',
         'more': True,
+        'open': [],  # the first failed cases open a frame later
         'opened': 'Loading this case…',
     }
     # once every case is in: the filters work, the note is gone, the case opened early has its details
@@ -419,14 +653,14 @@ def test_a_split_report_shows_its_summary_and_first_rows_before_the_rest_is_read
     assert page.inner_text('#shown-count') == 'Showing 250 of 250 cases'
     assert page.locator('#cases-loading').count() == 0
     rows = page.locator('#case-list li.case')
-    early = rows.first.locator('.case-body')
+    early = rows.nth(OPEN_AT_LOAD).locator('.case-body')
     assert early.locator('table.results tr[data-result="MaxToolCalls"] td.reason').inner_text() == (
         '6 tool call(s), budget=5'
     )
     assert early.locator('.tl-call').count() == 6
     # a first row drawn from its list data opens to the whole case
-    case(page, 'case 00013')
-    assert rows.nth(1).locator('.case-body .tl-lane').count() == 2
+    case(page, 'case 00043')
+    assert rows.nth(4).locator('.case-body .tl-lane').count() == 2
     assert rows.count() == FIRST_ROWS
     page.check('#failed-only')
     expect(page.locator('#shown-count')).to_have_text('Showing 25 of 250 cases')

@@ -32,10 +32,12 @@ from agentic_evals.reports.document import (
     EvaluatorError,
     LabelResult,
     ReportDocument,
+    RequestSpan,
     ScoreResult,
     Timeline,
     read_document,
 )
+from agentic_evals.trajectory.account import TraceAccount
 from agentic_evals.views.html_compare import VIEW, comparison_payload, render_comparison_html
 from agentic_evals.views.html_page import read_payload
 
@@ -438,3 +440,44 @@ def test_non_finite_numbers_from_a_hand_edited_report_do_not_break_the_page() ->
     assert (run['duration'], run['metrics']) == ('nan', {'cost': 'inf', 'input_tokens': 'nan'})
     assert (run['timeline']['calls'][0]['start'], run['timeline']['calls'][0]['end']) == (None, None)
     assert {a['name']: a['candidate'] for a in payload['averages'] if a['kind'] == 'metric'}['input_tokens'] == 'nan'
+
+
+def token_runs() -> tuple[ReportDocument, ReportDocument]:
+    """Case `a` in two runs, each with a zero-token request and one of 5 in / 1 out: the first run's trace
+    recorded every request's usage (a real zero), the second's only one (no figure for the other); the
+    second run's `search` call failed."""
+    requests = [RequestSpan('m', ['agent'], 0.0, 1.0), RequestSpan('m', ['agent'], 1.0, 2.0, 5, 1)]
+
+    def run(name: str, passed: bool, with_tokens: int) -> ReportDocument:
+        case = _case('a', ToolCorrectness=passed)
+        calls = [
+            CallSpan('lookup', 'ok', ['agent'], 0.2, 0.3, arguments='{}'),
+            CallSpan('search', 'ok' if passed else 'failed', ['agent'], 1.2, 1.3, arguments='{}'),
+        ]
+        case.timeline = Timeline(calls=calls, requests=requests)
+        case.account = TraceAccount(
+            spans=3,
+            families=('genai',),
+            tool_spans=0,
+            arguments_from_spans=0,
+            arguments_from_responses=0,
+            arguments_missing=0,
+            results=0,
+            model_spans=2,
+            with_tokens=with_tokens,
+            issued=0,
+            issued_not_run=(),
+            run_not_issued=(),
+            agents=('agent',),
+        )
+        return _doc(name, case)
+
+    return run('before', True, 2), run('after', False, 1)
+
+
+def test_no_token_figures_where_a_run_recorded_none() -> None:
+    """A request's tokens are null in a run whose trace recorded none (its account), as in the report."""
+    payload = comparison_payload(compare_documents(*token_runs()))
+    (case,) = payload['cases']
+    tokens = [[(r['input_tokens'], r['output_tokens']) for r in side['timeline']['requests']] for side in case['runs']]
+    assert tokens == [[(0, 0), (5, 1)], [(None, None), (5, 1)]]

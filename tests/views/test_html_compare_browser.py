@@ -7,15 +7,24 @@ screenshot in test-artifacts/screenshots/.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from playwright.sync_api import expect
 
-from agentic_evals.reports.compare import Comparison
+from agentic_evals.reports.compare import Comparison, compare_documents
+from agentic_evals.reports.document import RequestSpan
 from agentic_evals.views.html_compare import render_comparison_html
 
-from .test_html_compare import HOSTILE, big_comparison, hostile_comparison, mixed_comparison, support_comparison
+from .test_html_compare import (
+    HOSTILE,
+    big_comparison,
+    hostile_comparison,
+    mixed_comparison,
+    support_comparison,
+    token_runs,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -216,3 +225,29 @@ def test_compare_page_ten_thousand_cases(open_report: ReportOpener, tmp_path: Pa
     assert page.inner_text('#case-count') == '10,000 of 10,000 cases'
     page.locator('#case-list button.more, #cases button.more').first.click()
     assert page.locator('#case-list > li').count() > drawn
+
+
+def test_compare_page_tokens_and_failed_calls(open_report: ReportOpener, tmp_path: Path) -> None:
+    """No token figure for a run whose trace recorded none; a failed call stands out in its run."""
+    before, after = token_runs()
+    page = _open(open_report, tmp_path, compare_documents(before, after))
+    case = _open_case(page, 'a')
+    summaries = case.locator('.cmp-requests-summary').all_inner_texts()
+    assert summaries == [
+        '2 model requests (m): 5 input and 1 output tokens',  # every request recorded usage: 0 is a real zero
+        '2 model requests (m): 5 input and 1 output tokens (1 without token counts)',
+    ]
+    failed = case.locator('.cmp-call[data-status="failed"]')
+    assert failed.count() == 1
+    assert failed.evaluate('(e) => getComputedStyle(e).borderTopColor') != case.locator(
+        '.cmp-call[data-status="ok"]'
+    ).first.evaluate('(e) => getComputedStyle(e).borderTopColor')
+    # a run whose trace recorded no tokens at all says so, with no figure
+    before, after = token_runs()
+    (candidate,) = after.cases
+    assert candidate.timeline is not None and candidate.account is not None
+    candidate.timeline.requests = [RequestSpan('m', ['agent'], 0.0, 1.0), RequestSpan('m', ['agent'], 1.0, 2.0)]
+    candidate.account = replace(candidate.account, with_tokens=0)
+    page = _open(open_report, tmp_path, compare_documents(before, after), 'no-tokens.html')
+    summaries = _open_case(page, 'a').locator('.cmp-requests-summary').all_inner_texts()
+    assert summaries[1] == '2 model requests (m): tokens not recorded'

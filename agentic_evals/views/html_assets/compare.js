@@ -364,7 +364,7 @@
     } else {
       argumentsView = h('pre', {class: `cmp-args-text${kind === 'changed' ? ' cmp-arg-differs' : ''}`, text: call.arguments});
     }
-    return h('div', {class: 'cmp-call', role: 'cell', 'data-tool': call.name},
+    return h('div', {class: 'cmp-call', role: 'cell', 'data-tool': call.name, 'data-status': call.status},
       h('div', {class: 'cmp-call-title'},
         h('span', {class: 'muted', text: `#${index + 1} `}),
         h('span', {class: 'cmp-tool mono', text: call.name}), ' ',
@@ -380,15 +380,19 @@
         : null);
   }
 
+  /** The run's model requests and their tokens: no figure where the trace recorded none (tokens null). */
   function requestsSummary(timeline) {
     if (!timeline) return null;
     const requests = timeline.requests;
-    const input = requests.reduce((sum, r) => sum + r.input_tokens, 0);
-    const output = requests.reduce((sum, r) => sum + r.output_tokens, 0);
+    const counted = requests.filter((r) => r.input_tokens !== null && r.input_tokens !== undefined);
+    const input = counted.reduce((sum, r) => sum + r.input_tokens, 0);
+    const output = counted.reduce((sum, r) => sum + r.output_tokens, 0);
     const models = [...new Set(requests.map((r) => r.model).filter((m) => m))];
-    return h('p', {class: 'muted'}, `${requests.length} model request${requests.length === 1 ? '' : 's'}` +
-      (models.length ? ` (${models.join(', ')})` : '') +
-      `: ${AE.number(input)} input and ${AE.number(output)} output tokens`);
+    let tokens = `${AE.number(input)} input and ${AE.number(output)} output tokens`;
+    if (!counted.length) tokens = 'tokens not recorded';
+    else if (counted.length < requests.length) tokens += ` (${AE.number(requests.length - counted.length)} without token counts)`;
+    return h('p', {class: 'muted cmp-requests-summary'}, `${requests.length} model request${requests.length === 1 ? '' : 's'}` +
+      (models.length ? ` (${models.join(', ')})` : '') + (requests.length ? `: ${tokens}` : ''));
   }
 
   // -- alignments side by side ---------------------------------------------------------------------

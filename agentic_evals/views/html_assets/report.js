@@ -5,10 +5,12 @@
      name, verdict {passed, summary, gates: [[gate, passed, detail]]},
      totals {cases, failed, failed_results, case_failures, assertions, failed_assertions, evaluator_errors},
      averages [[name, kind, shown, gate text, gate status 1/0/null]], metrics [[name, shown mean, cases]],
-     evaluators [names], agents [names], no_timeline (text), cases [case], failed cases first.
+     evaluators [names], agents [names], no_timeline (text), open (how many of the first failed cases
+     are open at load), cases [case], failed cases first.
    A large report is split (html.py's FIRST_ROWS): instead of `cases`, the payload has count (of cases)
-     and rows [{n, s, b}] for the first cases, and every case follows in parts (AE.parts(), arrays of
-     cases in order), read once the page is parsed.
+     and rows [{n, s, b}] for the first cases (the whole case for each of the failed ones open at
+     load), and every case follows in parts (AE.parts(), arrays of cases in order), read once the page
+     is parsed.
    A case: n name, s 'fail' | 'pass' | 'scored' (no gate judged it), b its one-line brief [error's first line of a case that did not run,
      names of its failed results, number of calls or null (no timeline), duration], F the error of a case
      that did not run,
@@ -17,14 +19,19 @@
      m metrics {name: value, duration}, in / out / exp / meta (JSON text), tr trace id, sp span id,
      T timeline, times in whole microseconds since the trace started {L lanes [agent path], A agents [[lane, start, end]],
        C calls [[lane, name, status 0 ok / 1 failed / 2 deferred, start, end, arguments, result, failure stage,
-         output function 0/1]], Q requests [[lane, model, start, end, input tokens, output tokens, cost]],
-       o omitted},
+         output function 0/1]], Q requests [[lane, model, start, end, input tokens, output tokens, cost]]
+         (both token counts null where the trace recorded none), o omitted},
      X alignments [[result, evaluator, turn, rows [[status, expected, actual, keys, differences]]]]: a row
        of just [status, expected] has its actual call the same, nothing marked.
 
    Nothing here is rendered before it is needed: the list a batch at a time (AE.lazyList), a case's
-   details when it is first opened. <body data-ready> says the summary and first rows are shown;
-   <body data-loaded> that every case is in and the filters work. */
+   details when it is first opened (the first `open` failed cases are opened at load; "Open all" opens
+   the rows drawn, and each row as the list draws it, never thousands at once). A timeline is laid out
+   in pixels once it has a width (layoutTimeline: a label too long for its bar goes beside it, a failed
+   call keeps a visible width), and again when its width changes; <div class="timeline" data-laid-out>
+   holds the width (px) it was laid out for. <body data-ready> says the summary and first rows are
+   shown; <body data-opened> that the first failed cases are open (a frame later, so that they never
+   hold back the first paint); <body data-loaded> that every case is in and the filters work. */
 (() => {
   const {h} = AE;
   const STATUS = ['ok', 'failed', 'deferred'];
@@ -41,6 +48,13 @@
     drawSummary(data);
     const list = drawCases(data);
     document.body.dataset.ready = '';
+    // The first failed cases open in a task after the frame that paints the summary and the first rows:
+    // their details (a timeline of every call) never hold back the first screen. <body data-opened>
+    // says they are open.
+    requestAnimationFrame(() => setTimeout(() => {
+      list.openFirst();
+      document.body.dataset.opened = '';
+    }, 0));
     if (data.cases) list.complete(data.cases);
     else AE.parts(list.progress).then((parts) => list.complete(parts.flat())).catch(list.failed);
   }
@@ -70,28 +84,42 @@
         tile('evaluator-errors', t.evaluator_errors, 'evaluator errors', t.evaluator_errors ? 'fail' : null),
       ),
     );
-    section.append(h('h2', null, 'Gates'), table(
+    // Side by side, each at most a few rows high (it scrolls past them), so that the case list starts on
+    // the first screen; a failing row comes first in its table, so a scroll never hides one.
+    const panels = h('div', {class: 'summary-panels'});
+    panels.append(panel('Gates', table(
       ['Gate', 'Outcome', 'Detail'],
-      data.verdict.gates.map(([gate, passed, detail]) => [gate, badge(passed ? 'pass' : 'fail', passed ? 'pass' : 'fail'), detail]),
+      failingFirst(data.verdict.gates, (g) => g[1] === false)
+        .map(([gate, passed, detail]) => [gate, badge(passed ? 'pass' : 'fail', passed ? 'pass' : 'fail'), detail]),
       'gates',
-    ));
+    )));
     if (data.averages.length) {
-      section.append(h('h2', null, 'Averages and pass rates'), table(
+      panels.append(panel('Averages and pass rates', table(
         ['Result', 'Kind', 'Average / pass rate', 'Gate'],
-        data.averages.map(([name, kind, shown, gate, status]) => [
+        failingFirst(data.averages, (a) => a[4] === 0).map(([name, kind, shown, gate, status]) => [
           name, kind, shown,
           status === null || status === undefined ? gate : [badge(status ? 'pass' : 'fail', status ? 'pass' : 'fail'), ' ', gate],
         ]),
         'averages',
-      ));
+      )));
     }
     if (data.metrics.length) {
-      section.append(h('h2', null, 'Run metrics (average per case)'), table(
+      panels.append(panel('Run metrics (average per case)', table(
         ['Metric', 'Average', 'Cases'],
         data.metrics.map(([name, shown, count]) => [name, shown, AE.number(count)]),
         'metrics',
-      ));
+      )));
     }
+    section.append(panels);
+  }
+
+  function panel(title, content) {
+    return h('div', {class: 'summary-panel'}, h('h2', null, title), h('div', {class: 'summary-scroll'}, content));
+  }
+
+  /** `rows`, those for which `failed(row)` holds first, each group in its own order. */
+  function failingFirst(rows, failed) {
+    return [...rows.filter(failed), ...rows.filter((r) => !failed(r))];
   }
 
   function tile(key, value, label, kind) {
@@ -120,9 +148,12 @@
     const agent = select('agent', 'All agents', data.agents);
     const search = h('input', {type: 'search', id: 'search', placeholder: 'Case, tool or reason', 'aria-label': 'Search cases, tools and reasons'});
     const count = h('output', {id: 'shown-count', 'aria-live': 'polite'});
+    const toggleAll = h('button', {type: 'button', id: 'toggle-all', 'aria-controls': 'case-list',
+      title: 'Open or close every case in the list (cases further down open as the list reaches them)'}, 'Open all');
     section.append(
       h('h2', null, 'Cases'),
       h('div', {class: 'toolbar', role: 'search'},
+        toggleAll,
         h('label', null, failedOnly, ' Failed only'),
         h('label', null, 'Evaluator ', evaluator),
         data.agents.length ? h('label', null, 'Agent ', agent) : null,
@@ -140,8 +171,20 @@
     const first = cases || data.rows.map((row, i) => ({...row, i}));
     const total = cases ? cases.length : data.count;
     let next = 0; // ids for case bodies (aria-controls), unique across re-renders
-    const render = (c) => caseRow(c, data, next++, whole);
+    // "Open all" opens the rows drawn and, while it holds, each row as the list draws it (a batch at a
+    // time as it is scrolled to): never every case of a large report at once.
+    let allOpen = false;
+    const render = (c) => {
+      const row = caseRow(c, data, next++, whole);
+      if (allOpen) openers.get(row)(true);
+      return row;
+    };
     const lazy = AE.lazyList(list, first, render);
+    toggleAll.addEventListener('click', () => {
+      allOpen = !allOpen;
+      for (const row of list.children) openers.get(row)(allOpen);
+      toggleAll.textContent = allOpen ? 'Close all' : 'Open all';
+    });
     const controls = [failedOnly, evaluator, agent, search];
     const note = h('p', {class: 'cases-loading muted', id: 'cases-loading', role: 'status'});
     const showing = (n) => { count.textContent = `Showing ${AE.number(n)} of ${AE.number(total)} cases`; };
@@ -172,6 +215,11 @@
     search.addEventListener('input', AE.debounce(apply, 120));
 
     return {
+      /** Open the first failed cases drawn, so a trajectory shows without a click (failed cases come first). */
+      openFirst() {
+        [...list.children].filter((row) => row.classList.contains('fail')).slice(0, data.open || 0)
+          .forEach((row) => openers.get(row)(true));
+      },
       /** One more part of the cases is in. */
       progress(part) {
         received += part.length;
@@ -246,8 +294,7 @@
       badge(CASE_BADGE[c.s][0], CASE_BADGE[c.s][1]),
       h('span', {class: 'case-name'}, c.n),
       h('span', {class: 'case-brief'}, brief(c)));
-    toggle.addEventListener('click', () => {
-      const open = toggle.getAttribute('aria-expanded') !== 'true';
+    const setOpen = (open) => {
       if (open && !body.firstChild) { // details are built on first open only
         if (c.R) caseBody(body, c, data);
         else {
@@ -257,9 +304,15 @@
       }
       toggle.setAttribute('aria-expanded', String(open));
       body.hidden = !open;
-    });
-    return h('li', {class: `case ${c.s}`, 'data-case': c.n}, h('h3', {class: 'case-head'}, toggle), body);
+    };
+    toggle.addEventListener('click', () => setOpen(toggle.getAttribute('aria-expanded') !== 'true'));
+    const row = h('li', {class: `case ${c.s}`, 'data-case': c.n}, h('h3', {class: 'case-head'}, toggle), body);
+    openers.set(row, setOpen);
+    return row;
   }
+
+  /** Each case row's `setOpen(open)`. */
+  const openers = new WeakMap();
 
   /** One line under the name: what failed, then the size of the run. */
   function brief(c) {
@@ -389,6 +442,11 @@
   // -- the timeline ---------------------------------------------------------------------------------
 
   const ROW = 22; // px per sub-row of a lane's track (report.css agrees)
+  const MIN_BAR = 8; // px: the narrowest call bar (report.css's min-width agrees)
+  const MIN_FAILED = 16; // px: the narrowest failed call, wide enough for its stripes and its border at any scale
+  const MIN_REQUEST = 4; // px: the narrowest request bar
+  const GAP = 4; // px between a bar and the label beside it, and between the things in a sub-row
+  const PAD = 8; // px a call bar needs around its label (padding and border)
 
   /** The timeline with its times in seconds (the payload has whole microseconds). */
   function inSeconds(T) {
@@ -399,6 +457,14 @@
       C: T.C.map((c) => [c[0], c[1], c[2], s(c[3]), s(c[4]), ...c.slice(5)]),
       Q: T.Q.map((q) => [q[0], q[1], s(q[2]), s(q[3]), ...q.slice(4)]),
     };
+  }
+
+  const hasTokens = (q) => q[4] !== null && q[4] !== undefined;
+
+  function requestText(q) {
+    const tokens = hasTokens(q) ? `${AE.number(q[4])} in / ${AE.number(q[5])} out tokens` : 'tokens not recorded';
+    const cost = q[6] !== null && q[6] !== undefined ? `, ${AE.cost(q[6])}` : '';
+    return `${q[1] || 'model'}: ${tokens}${cost}, ${AE.seconds(q[3] - q[2])}`;
   }
 
   function timeline(T) {
@@ -412,45 +478,130 @@
     const details = h('div', {class: 'call-details'});
     const callsTable = callTable(T, details);
     const wrap = h('div', {class: 'timeline', role: 'group', 'aria-label': 'Timeline'});
-    wrap.append(h('div', {class: 'tl-row tl-axis-row', 'aria-hidden': 'true'},
-      h('div', {class: 'tl-label'}, ''),
-      h('div', {class: 'tl-track tl-axis'}, [0, 0.25, 0.5, 0.75, 1].map((f) =>
-        h('span', {class: 'tl-tick', css: {left: `${100 * f}%`}}, AE.seconds(total * f))))));
+    const axis = h('div', {class: 'tl-track tl-axis'}, [0, 0.25, 0.5, 0.75, 1].map((f) =>
+      h('span', {class: 'tl-tick', css: {left: `${100 * f}%`}}, AE.seconds(total * f))));
+    wrap.append(h('div', {class: 'tl-row tl-axis-row', 'aria-hidden': 'true'}, h('div', {class: 'tl-label'}, ''), axis));
+    const lanes = []; // what layoutTimeline places: per lane its track, call bars and request bars
     for (const lane of order) {
       const path = T.L[lane];
-      const calls = T.C.map((c, i) => [c, i]).filter(([c]) => c[0] === lane);
-      const rows = pack(calls.map(([c]) => [c[3], c[4]]), total);
-      const height = 1 + Math.max(1, ...rows.map((r) => r + 1));
-      const track = h('div', {class: 'tl-track', css: {height: `${height * ROW}px`}});
+      const track = h('div', {class: 'tl-track', css: {height: `${2 * ROW}px`}});
       for (const a of T.A.filter((a) => a[0] === lane)) track.append(h('div', {class: 'tl-agent', css: place(a[1], a[2])}));
+      const requests = [];
       for (const q of T.Q.filter((q) => q[0] === lane)) {
-        const text = `${q[1] || 'model'}: ${AE.number(q[4])} in / ${AE.number(q[5])} out tokens${q[6] !== null && q[6] !== undefined ? `, ${AE.cost(q[6])}` : ''}, ${AE.seconds(q[3] - q[2])}`;
-        track.append(h('div', {class: 'tl-request', css: place(q[2], q[3]), title: text, role: 'img', 'aria-label': `model request ${text}`},
-          h('span', {class: 'tl-text'}, `${AE.number(q[4])}→${AE.number(q[5])}`)));
+        const text = requestText(q);
+        // No figure where the trace recorded no tokens (the title says so): never a made-up "0→0".
+        const bar = h('div', {class: 'tl-request', css: place(q[2], q[3]), title: text, role: 'img', 'aria-label': `model request ${text}`},
+          hasTokens(q) ? h('span', {class: 'tl-text'}, `${AE.number(q[4])}→${AE.number(q[5])}`) : null);
+        requests.push({bar, start: q[2], end: q[3]});
+        track.append(bar);
       }
-      calls.forEach(([c, i], k) => {
+      const calls = [];
+      for (const [c, i] of T.C.map((c, i) => [c, i]).filter(([c]) => c[0] === lane)) {
         const status = STATUS[c[2]] || 'ok';
         const label = `${c[1]} (${status}, ${AE.seconds(c[4] - c[3])})`;
+        const text = `${STATUS_TEXT[status].split(' ')[0]} ${c[1]}`;
         const bar = h('button', {
           type: 'button', class: `tl-call status-${status}`, 'data-call': i, title: label, 'aria-label': `tool call ${label}`,
-          css: {...place(c[3], c[4]), top: `${(rows[k] + 1) * ROW}px`},
-        }, h('span', {class: 'tl-text'}, `${STATUS_TEXT[status].split(' ')[0]} ${c[1]}`));
+          css: {...place(c[3], c[4]), top: `${ROW}px`},
+        }, h('span', {class: 'tl-text'}, text));
         bar.addEventListener('click', () => callsTable.open(i, true));
+        calls.push({bar, start: c[3], end: c[4], failed: status === 'failed'});
         track.append(bar);
-      });
+      }
+      lanes.push({track, calls, requests});
       const depth = path.length - 1;
       wrap.append(h('div', {class: 'tl-row tl-lane', 'data-lane': path.join(' › ') || '(no agent)'},
         h('div', {class: 'tl-label', title: path.join(' › '), css: {paddingLeft: `${0.3 + depth}rem`}},
           depth > 0 ? '↳ ' : '', path.length ? path[path.length - 1] : '(no agent)'),
         track));
     }
+    // Laid out in pixels once the timeline has a width (it is built hidden), and again when the width
+    // changes: the axis row's size changes with the width only, so the layout never resizes what is watched.
+    let laidOut = -1;
+    layouts.set(axis, (width) => {
+      if (width <= 0 || width === laidOut) return;
+      laidOut = width;
+      layoutTimeline(lanes, total, width);
+      wrap.dataset.laidOut = String(width);
+    });
+    resized.observe(axis);
     const parts = [wrap, h('p', {class: 'tl-legend muted'},
       'Bars: ', ...STATUS.map((s) => h('span', {class: `legend status-${s}`}, STATUS_TEXT[s])),
-      ' · thin grey bars: model requests (input→output tokens)')];
+      ' · thin grey bars: model requests (input→output tokens, where the trace recorded them)')];
     if (T.o) parts.push(h('p', {class: 'muted'}, `${AE.number(T.o)} more calls and requests were left out of this timeline.`));
     if (T.C.length) parts.push(callsTable.element, details);
     if (T.Q.length) parts.push(requestsTable(T));
     return parts;
+  }
+
+  /** Each timeline's layout, by its axis track; one observer for every timeline. */
+  const layouts = new WeakMap();
+  const resized = new ResizeObserver((entries) => {
+    for (const entry of entries) {
+      if (!entry.target.isConnected) resized.unobserve(entry.target); // its row was drawn again (a filter)
+      else layouts.get(entry.target)(Math.round(entry.contentRect.width));
+    }
+  });
+  const measure = document.createElement('canvas').getContext('2d');
+
+  /**
+   * Place every bar of a timeline `width` pixels wide. A call's label goes inside its bar when it fits,
+   * else beside it (on the side with room; cut with an ellipsis only when neither side has room for all
+   * of it, the bar's title always has the whole name); a failed call is never narrower than MIN_FAILED.
+   * Calls go in sub-rows, each call in the first where it and its label overlap nothing; a request's
+   * figure shows only when its bar holds it whole.
+   */
+  function layoutTimeline(lanes, total, width) {
+    const scale = width / total;
+    const fonts = new Map(); // class name -> the font its text is measured in (read once per layout)
+    const textWidth = (element) => {
+      const kind = element.className.split(' ')[0];
+      if (!fonts.has(kind)) {
+        const style = getComputedStyle(element);
+        fonts.set(kind, `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`);
+      }
+      measure.font = fonts.get(kind);
+      return Math.ceil(measure.measureText(element.textContent).width);
+    };
+    for (const {track, calls, requests} of lanes) {
+      const items = calls.map((call) => {
+        const w = Math.min(width, Math.max(call.failed ? MIN_FAILED : MIN_BAR, (call.end - call.start) * scale));
+        const x = Math.max(0, Math.min(call.start * scale, width - w)); // a bar at the very end stays inside
+        const labelWidth = textWidth(call.bar);
+        let side = 'inside';
+        let room = null;
+        let from = x;
+        let to = x + w;
+        if (labelWidth + PAD > w) {
+          const need = GAP + labelWidth;
+          const right = width - x - w;
+          side = right >= need || right >= x ? 'right' : 'left';
+          room = Math.max(right, x) - GAP;
+          if (side === 'right') to = x + w + GAP + Math.min(labelWidth, room);
+          else from = x - GAP - Math.min(labelWidth, room);
+          if (labelWidth <= room) room = null;
+        }
+        return {call, x, w, side, room, from, to};
+      });
+      const rowEnds = [];
+      for (const item of [...items].sort((a, b) => a.from - b.from)) {
+        let row = rowEnds.findIndex((end) => end + GAP <= item.from);
+        if (row < 0) row = rowEnds.push(0) - 1;
+        rowEnds[row] = item.to;
+        item.row = row;
+      }
+      for (const {call, x, w, side, room, row} of items) {
+        Object.assign(call.bar.style, {left: `${x}px`, width: `${w}px`, top: `${(row + 1) * ROW}px`});
+        call.bar.classList.toggle('tl-beside', side !== 'inside');
+        call.bar.classList.toggle('tl-beside-left', side === 'left');
+        call.bar.firstChild.style.maxWidth = room === null ? '' : `${Math.max(0, room)}px`;
+      }
+      track.style.height = `${(1 + Math.max(1, rowEnds.length)) * ROW}px`;
+      for (const {bar, start, end} of requests) {
+        // a figure cut to "12→" misleads: it shows whole or not at all (the title has it)
+        if (bar.firstChild) bar.classList.toggle('tl-bare', textWidth(bar) + PAD > Math.max(MIN_REQUEST, (end - start) * scale));
+      }
+    }
   }
 
   /**
@@ -482,18 +633,6 @@
     return T.L.map((path, lane) => lane).sort((a, b) => compare(keys[a], keys[b]));
   }
 
-  /** Sub-row of each interval: the first row where it overlaps nothing (parallel calls stack). */
-  function pack(intervals, total) {
-    const ends = [];
-    const gap = total / 200; // bars have a minimum width: keep them from touching
-    return intervals.map(([start, end]) => {
-      let row = ends.findIndex((e) => e + gap <= start);
-      if (row < 0) row = ends.push(0) - 1;
-      ends[row] = Math.max(end, start + gap);
-      return row;
-    });
-  }
-
   function callTable(T, details) {
     const opened = new Map(); // call index -> [button, detail row]
     const body = h('tbody');
@@ -508,14 +647,15 @@
           c[8] ? h('span', {class: 'muted'}, ' (output function)') : null),
         h('td', {class: 'num'}, AE.seconds(c[3])),
         h('td', {class: 'num'}, AE.seconds(c[4] - c[3])));
-      const detail = h('tr', {class: 'call-detail', hidden: true}, h('td', {colspan: 6}, callDetail(c)));
+      const detail = h('tr', {class: 'call-detail', hidden: true}, h('td', {colspan: 6})); // filled when first opened
       button.addEventListener('click', () => open(i, false));
-      opened.set(i, [button, detail]);
+      opened.set(i, [button, detail, c]);
       body.append(row, detail);
     });
     function open(i, fromBar) {
-      const [button, detail] = opened.get(i);
+      const [button, detail, c] = opened.get(i);
       const show = fromBar || detail.hidden;
+      if (show && !detail.firstChild.firstChild) detail.firstChild.append(callDetail(c));
       detail.hidden = !show;
       button.setAttribute('aria-expanded', String(show));
       if (fromBar) {
@@ -544,15 +684,24 @@
   function requestsTable(T) {
     let input = 0;
     let output = 0;
+    let counted = 0;
     for (const q of T.Q) {
+      if (!hasTokens(q)) continue;
       input += q[4];
       output += q[5];
+      counted++;
     }
+    const n = T.Q.length;
+    let tokens = `${AE.number(input)} input tokens, ${AE.number(output)} output tokens`;
+    if (!counted) tokens = 'tokens not recorded';
+    else if (counted < n) tokens += ` (${AE.number(n - counted)} without token counts)`;
+    const notRecorded = h('span', {class: 'muted'}, 'not recorded');
     return h('details', {class: 'requests'},
-      h('summary', null, `${T.Q.length} model request${T.Q.length === 1 ? '' : 's'}: ${AE.number(input)} input tokens, ${AE.number(output)} output tokens`),
+      h('summary', null, `${n} model request${n === 1 ? '' : 's'}: ${tokens}`),
       table(['Model', 'Agent', 'Start', 'Duration', 'Input tokens', 'Output tokens', 'Cost'], T.Q.map((q) => [
         q[1] || '—', T.L[q[0]].join(' › ') || '(no agent)', AE.seconds(q[2]), AE.seconds(q[3] - q[2]),
-        AE.number(q[4]), AE.number(q[5]), q[6] === null || q[6] === undefined ? '—' : AE.cost(q[6]),
+        hasTokens(q) ? AE.number(q[4]) : notRecorded.cloneNode(true), hasTokens(q) ? AE.number(q[5]) : notRecorded.cloneNode(true),
+        q[6] === null || q[6] === undefined ? '—' : AE.cost(q[6]),
       ])));
   }
 })();
