@@ -41,5 +41,11 @@ class FileError(AgenticEvalsError):
         return _rebuild, (type(self), self.path, self.message, self.line, self.offset)
 
 
+def os_reason(error: BaseException) -> str:
+    """What a user can act on of an error reading or writing a file: the operating system's reason
+    (`No such file or directory`) for an `OSError` that has one, else the error's text."""
+    return (error.strerror if isinstance(error, OSError) else None) or str(error)
+
+
 def _rebuild(cls: type[FileError], path: Path, message: str, line: int | None, offset: int | None) -> FileError:
     return cls(path, message, line=line, offset=offset)

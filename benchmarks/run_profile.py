@@ -59,7 +59,7 @@ PARTS: list[tuple[str, list[tuple[str, str]]]] = [
         'report document and gates',
         [
             ('agentic_evals/reports/stream.py', 'document'),
-            ('agentic_evals/reports/gates.py', 'check_gates'),
+            ('agentic_evals/reports/judge.py', 'check_gates'),
         ],
     ),
     ('terminal table', [('agentic_evals/views/table.py', 'print_report')]),

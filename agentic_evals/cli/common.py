@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO, cast
 
-from ..errors import AgenticEvalsError
+from ..errors import AgenticEvalsError, os_reason
 
 if TYPE_CHECKING:
     from ..reports.gates import Gates, MaxMetric, MinScore
@@ -275,7 +275,7 @@ def check_writable(path: Path) -> None:
     try:
         exists = path.parent.is_dir()
     except (OSError, ValueError) as e:  # a name too long, a NUL byte
-        raise UsageError(f'{shown_path(path)}: cannot write: {_reason(e)}') from None
+        raise UsageError(f'{shown_path(path)}: cannot write: {os_reason(e)}') from None
     if not exists:
         raise UsageError(f'{path}: cannot write: directory {path.parent} does not exist')
 
@@ -318,7 +318,7 @@ def write_chunks(path: Path, chunks: Iterable[str]) -> None:
     except (OSError, ValueError) as e:
         if source.failed:
             raise
-        raise UsageError(f'{shown_path(path)}: cannot write: {_reason(e)}') from None
+        raise UsageError(f'{shown_path(path)}: cannot write: {os_reason(e)}') from None
 
 
 class _Chunks:
@@ -359,10 +359,6 @@ def shown_path(path: Path | str, limit: int = 160) -> str:
     """`path` for a one-line message: a path thousands of characters long is shortened in the middle."""
     text = str(path)
     return text if len(text) <= limit else f'{text[: limit // 2]}...{text[-limit // 2 :]}'
-
-
-def _reason(error: BaseException) -> str:
-    return (error.strerror if isinstance(error, OSError) else None) or str(error)
 
 
 # The standard streams of a command.
@@ -427,7 +423,7 @@ class GuardedStream:
         except (OSError, ValueError) as e:  # ValueError: I/O operation on a closed file
             self.lost = True
             if self.strict:
-                raise OutputError(f'{self.name}: cannot write: {_reason(e)}') from None
+                raise OutputError(f'{self.name}: cannot write: {os_reason(e)}') from None
 
 
 def _write(stream: TextIO, text: str, encoding: str) -> None:

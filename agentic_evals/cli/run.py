@@ -26,9 +26,10 @@ if TYPE_CHECKING:  # imported by `handle` when it runs: `--help` must not pay fo
     from ..engines.local import Outcome
     from ..engines.work import Job
     from ..offline.suite import Suite
-    from ..reports.document import CaseFailure, CaseResult, ReportDocument, Verdict
+    from ..reports.document import CaseFailure, CaseResult, ReportDocument
     from ..reports.gates import Gates
     from ..reports.stream import ReportBuilder
+    from ..reports.verdict import Verdict
     from .progress import TraceProgress
 
 

@@ -25,7 +25,7 @@ from pydantic_evals import Dataset
 from pydantic_evals.evaluators import Evaluator
 from pydantic_evals.evaluators.common import DEFAULT_EVALUATORS
 
-from ..errors import FileError
+from ..errors import FileError, os_reason
 from ..evaluators.registry import evaluator_types
 from ..files import MAX_DEPTH, decode, parse_json, parse_yaml, read_limited
 
@@ -111,7 +111,7 @@ def _read(path: Path) -> tuple[object, dict[int, list[int]]]:
     except UnicodeDecodeError as e:
         raise FileError(path, f'not UTF-8 text (byte {e.start}); a trace file? DATASET comes first') from None
     except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
-        raise FileError(path, f'cannot read: {getattr(e, "strerror", None) or e}') from None
+        raise FileError(path, f'cannot read: {os_reason(e)}') from None
     if _TRACE_MARKERS.search(text[:4096]):
         raise FileError(path, 'this is a trace file, not a dataset: DATASET comes first, then TRACES')
     if path.suffix.lower() == '.json':

@@ -52,7 +52,7 @@ class AverageChange:
             return f'{label} missing in the candidate (baseline {_value(self.baseline)})'
         if self.baseline is None:
             return f'{label} new in the candidate ({_value(self.candidate)})'
-        return f'{label} {_value(self.baseline)} -> {_value(self.candidate)} ({_signed(self.delta)})'
+        return f'{label} {_value(self.baseline)} -> {_value(self.candidate)} ({signed(self.delta)})'
 
 
 @dataclass(frozen=True)
@@ -193,5 +193,6 @@ def _value(value: float | None) -> str:
     return 'n/a' if value is None else format_number(value)
 
 
-def _signed(delta: float | None) -> str:
+def signed(delta: float | None) -> str:
+    """A change with its sign (`+0.100`, `-0.190`), `n/a` without one: how every view shows a delta."""
     return 'n/a' if delta is None else ('+' if delta >= 0 else '-') + format_number(abs(delta))

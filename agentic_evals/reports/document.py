@@ -23,9 +23,10 @@ from pydantic import Strict, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 from pydantic_evals.reporting import EvaluationReport, ReportCase, ReportCaseFailure
 
-from ..errors import FileError
+from ..errors import FileError, os_reason
 from ..files import decode, parse_json, read_limited
 from ..trajectory.account import TraceAccount
+from .verdict import CaseVerdict, Verdict
 
 SCHEMA: Literal['agentic-evals/report@1'] = 'agentic-evals/report@1'
 """Bumped (`@2`) only for changes that break readers; new optional fields keep `@1`."""
@@ -164,104 +165,6 @@ class CaseDetails:
     timeline: Timeline | None = None
     alignments: list[Alignment] = field(default_factory=list)
     account: TraceAccount | None = None
-
-
-CheckStatus = Literal['pass', 'fail', 'allowed', 'below', 'none']
-"""`pass`: a gate covers it and it holds; `fail`: it fails the case (a failed assertion, an evaluator
-error, a per-case gate); `allowed`: it failed and `--allow-failures` lets the run pass; `below`: a score
-under its average's `--min-score` (the gate is on the average: the case does not fail by it); `none`: no
-gate covers it (a score is shown as a score, never as passing)."""
-CheckKind = Literal['assertion', 'score', 'error', 'missing', 'metric', 'run']
-
-
-@dataclass
-class Check:
-    """One verdict on a case: a result against the gates that cover it, or what a per-case gate asks of it."""
-
-    name: str
-    """The result, metric or (`run`) `(case)` judged."""
-    kind: CheckKind
-    """`missing`: a result a `--min-case-score` asks for that the case lacks; `metric`: a `--max-case-metric`;
-    `run`: a case that failed to run."""
-    status: CheckStatus
-    gate: str | None = None
-    """The gate that decided the status: `assertions`, `evaluator errors`, `case failures`, `min-score`,
-    `min-case-score` or `max-case-metric`; `None` for a score no gate covers."""
-    bound: float | None = None
-    """The threshold (at least) or limit (at most) the value was judged against."""
-    value: float | None = None
-    """The value judged (a score, an assertion as 1 or 0, a metric); `None` when there was none."""
-
-
-@dataclass
-class CaseVerdict:
-    """A case's verdict under the run's gates, from its checks."""
-
-    passed: bool | None
-    """`False` when a check failed (or failed and was allowed), `True` when every check a gate decided
-    passed, `None` when no gate judged anything in the case (its scores are scores, not passes)."""
-    checks: list[Check] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class GateResult:
-    gate: str
-    """`assertions`, `case failures`, `evaluator errors`, `min-score NAME`, `min-case-score NAME`,
-    `max-fail-rate`, `max-metric NAME` or `max-case-metric NAME`."""
-    passed: bool
-    detail: str
-
-
-GateStatus = Literal['pass', 'fail', 'allowed']
-
-
-@dataclass(frozen=True)
-class GateCheck:
-    """One gate on an average row: an average's own (`min-score`, `max-metric`, `assertions`: all must pass),
-    or a per-case gate on the same name (`min-case-score`, `max-case-metric`) with the cases failing it."""
-
-    gate: str
-    status: GateStatus
-    bound: float | None = None
-    failing: int = 0
-    """Cases failing a per-case gate (those without a value included)."""
-    missing: int = 0
-    """Of `failing`, the cases that had no value."""
-
-
-@dataclass(frozen=True)
-class AverageVerdict:
-    """An average, a pass rate or a metric mean, with the gates on it and their outcome."""
-
-    name: str
-    kind: Literal['score', 'assertion', 'metric']
-    value: float
-    """The mean score, the pass rate (0..1) or the mean metric."""
-    cases: int
-    """The cases it is over: with a value (scores), with the assertion, that recorded the metric."""
-    passed_cases: int | None = None
-    """Assertions: the cases that pass it."""
-    gates: tuple[GateCheck, ...] = ()
-
-    @property
-    def status(self) -> GateStatus | None:
-        """The worst of its gates' statuses; `None` when no gate covers it."""
-        statuses = {g.status for g in self.gates}
-        if 'fail' in statuses:
-            return 'fail'
-        if 'allowed' in statuses:
-            return 'allowed'
-        return 'pass' if statuses else None
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The run's verdict: every gate's outcome, one line saying why, and each average's gates."""
-
-    results: tuple[GateResult, ...]
-    summary: str
-    passed: bool
-    averages: tuple[AverageVerdict, ...] = ()
 
 
 @dataclass
@@ -631,7 +534,7 @@ def read_document(path: Path) -> ReportDocument:
     try:
         text = decode(read_limited(path))
     except (OSError, ValueError) as e:  # ValueError: not UTF-8, or a NUL byte in the path
-        raise FileError(path, f'cannot read: {_os_reason(e)}') from None
+        raise FileError(path, f'cannot read: {os_reason(e)}') from None
     if not text.strip():
         raise FileError(path, 'the file is empty')
     raw = parse_json(path, text)
@@ -648,9 +551,3 @@ def read_document(path: Path) -> ReportDocument:
         more = f' (and {e.error_count() - 1} more)' if e.error_count() > 1 else ''
         raise FileError(path, f'{where}: {first["msg"]}{more}') from None
     return document.with_derived()
-
-
-def _os_reason(error: BaseException) -> str:
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    return str(error)

@@ -113,7 +113,8 @@ def format_number(value: float, other: float | None = None) -> str:
 
 def format_metric(name: str, value: float, other: float | None = None) -> str:
     """A metric as a reader expects it: counts whole, others with four significant digits (more if
-    `value` and a different `other` would look equal); `duration` as `format_duration` writes it."""
+    `value` and a different `other` would look equal); `duration` as `format_duration` writes it; a
+    non-finite value (a hand-edited report may hold one) as `nan` or `inf`."""
     if name == DURATION:
         return format_duration(value, other)
     if not math.isfinite(value):

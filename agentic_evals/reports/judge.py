@@ -19,19 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Generic, Literal, TypeVar, overload
 
 from ..scoring.sequences import at_least, at_most
-from .document import (
-    AverageVerdict,
-    CaseFailure,
-    CaseResult,
-    CaseVerdict,
-    Check,
-    ExactSum,
-    GateCheck,
-    GateResult,
-    GateStatus,
-    ReportDocument,
-    Verdict,
-)
+from .document import CaseFailure, CaseResult, ExactSum, ReportDocument
 from .gates import (
     DURATION,
     LISTED,
@@ -46,6 +34,7 @@ from .gates import (
     percent,
     plural,
 )
+from .verdict import AverageVerdict, CaseVerdict, Check, GateCheck, GateResult, GateStatus, Verdict
 
 FAILED = ('fail', 'allowed')
 """The check statuses that make a case fail (`allowed`: the run may still pass)."""

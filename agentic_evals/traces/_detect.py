@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import FileError
+from ..errors import FileError, os_reason
 from ._readers import (
     ERRORS,
     MAX_DOCUMENT,
@@ -67,7 +67,7 @@ def open_reader(path: Path, index: int, *, found: bool = False) -> Reader:
     except FileNotFoundError:
         raise FileError(path, 'no such file') from None
     except OSError as error:
-        raise FileError(path, f'cannot read: {error.strerror or error}') from None
+        raise FileError(path, f'cannot read: {os_reason(error)}') from None
     problem = FileError if not found else Stray
     probe = Reader(path, index, gzipped, found=found)
     try:

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from ..errors import FileError
+from ..errors import FileError, os_reason
 from ._assemble import Assembler
 from ._errors import BadData, NotTraces
 from ._gzip import GzipError, open_gzip
@@ -215,7 +215,7 @@ class Reader:
     def io_error(self, error: BaseException, line: int | None) -> FileError:
         if isinstance(error, GzipError):
             return FileError(self.path, error.message, offset=error.offset)
-        reason = getattr(error, 'strerror', None) or error
+        reason = os_reason(error)
         if line is not None:
             return FileError(self.path, f'cannot read: {reason}', line=line + 1)
         return FileError(self.path, f'cannot read: {reason}')

@@ -21,7 +21,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import FileError
+from ..errors import FileError, os_reason
 
 _GLOB_CHARACTERS = frozenset('*?[')
 _NOT_TRACES = frozenset(
@@ -62,7 +62,7 @@ def _stat(path: Path) -> os.stat_result | None:
     except ValueError:
         raise FileError(path, 'not a usable path (it holds a NUL character)') from None
     except OSError as error:
-        raise FileError(path, f'cannot read: {error.strerror or error}') from None
+        raise FileError(path, f'cannot read: {os_reason(error)}') from None
 
 
 def _walk(directory: Path, warn: Warn) -> list[tuple[Path, bool]]:
@@ -81,7 +81,7 @@ def _walk(directory: Path, warn: Warn) -> list[tuple[Path, bool]]:
         try:
             entries = sorted(os.scandir(current), key=lambda entry: entry.name)
         except OSError as error:
-            raise FileError(current, f'cannot list this directory: {error.strerror or error}') from None
+            raise FileError(current, f'cannot list this directory: {os_reason(error)}') from None
         below: list[tuple[Path, frozenset[tuple[int, int]]]] = []
         for entry in entries:
             if entry.name.startswith('.') or entry.name in _NOT_TRACE_DIRECTORIES:

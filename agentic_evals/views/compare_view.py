@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..reports.compare import AverageChange, Comparison
+from ..reports.compare import AverageChange, Comparison, signed
 from ..reports.gates import format_number
 from .markdown import FAIL, PASS, markdown_cell, markdown_table
 from .terminal import data_text
@@ -39,8 +39,7 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
 
 def _values(change: AverageChange) -> tuple[str, str, str]:
     delta = change.delta
-    signed = '' if delta is None else ('+' if delta >= 0 else '-') + format_number(abs(delta))
-    return _number(change.baseline), _number(change.candidate), signed
+    return _number(change.baseline), _number(change.candidate), '' if delta is None else signed(delta)
 
 
 def _number(value: float | None) -> str:

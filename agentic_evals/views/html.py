@@ -48,21 +48,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..reports.document import (
     Alignment,
-    AverageVerdict,
     CaseFailure,
     CaseResult,
-    CaseVerdict,
     ReportDocument,
     RequestSpan,
     Timeline,
-    Verdict,
     document_from_report,
 )
 from ..reports.gates import DURATION, Gates, format_metric, format_number
 from ..reports.judge import case_verdict, check_gates
+from ..reports.verdict import AverageVerdict, CaseVerdict, Verdict
 from .html_page import asset, page_chunks, read_parts, read_payload
 from .text import visible
-from .wording import average_figure, check_figure, gate_phrase
+from .wording import average_figure, check_figure, gate_phrase, label_shares
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
@@ -547,7 +545,7 @@ def _averages(document: ReportDocument, verdict: Verdict) -> list[list[Any]]:
             status = {'pass': 1, 'fail': 0}.get(row.status or '')
             rows.append([row.name, row.kind, average_figure(row), _gate_text(row), status])
     for name, shares in document.averages.labels.items():
-        shown = ', '.join(f'{v}: {s:.0%}' for v, s in shares.items())
+        shown = label_shares(shares)
         rows.append([name, 'label', shown, '', None])
     return rows
 

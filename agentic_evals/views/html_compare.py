@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..reports.compare import AverageChange, CaseChange, Comparison
+from ..reports.compare import AverageChange, CaseChange, Comparison, signed
 from ..reports.document import Alignment, CaseFailure, CaseResult, ReportDocument, Timeline
 from ..reports.gates import format_metric, format_number
 from .html import payload_text, tokens_recorded
@@ -129,7 +129,7 @@ def _average(change: AverageChange, evaluators: Mapping[str, set[str]]) -> dict[
     def shown(value: float | None, other: float | None) -> str | None:
         if value is None:
             return None
-        return _metric(change.name, value, other) if metric else format_number(value, other)
+        return format_metric(change.name, value, other) if metric else format_number(value, other)
 
     return {
         'name': change.name,
@@ -137,7 +137,7 @@ def _average(change: AverageChange, evaluators: Mapping[str, set[str]]) -> dict[
         'evaluators': sorted(evaluators.get(change.name, ())) if change.kind in ('score', 'pass rate') else [],
         'baseline': shown(b, c),
         'candidate': shown(c, b),
-        'delta': None if delta is None else ('+' if delta >= 0 else '-') + format_number(abs(delta)),
+        'delta': None if delta is None else signed(delta),
         'status': 'regressed' if change.regressed else 'improved' if change.improved else '',
         'summary': change.describe(),
     }
@@ -238,18 +238,11 @@ def _side(case: CaseResult | None, failure: CaseFailure | None) -> dict[str, Any
     return {
         'trace_id': case.trace_id,
         'span_id': case.span_id,
-        'duration': _metric('duration', case.duration),
-        'metrics': {name: _metric(name, value) for name, value in case.metrics.items()},
+        'duration': format_metric('duration', case.duration),
+        'metrics': {name: format_metric(name, value) for name, value in case.metrics.items()},
         'timeline': None if case.timeline is None else _timeline(case.timeline, case.account),
         'alignments': [_alignment(a) for a in case.alignments],
     }
-
-
-def _metric(name: str, value: float, other: float | None = None) -> str:
-    """`format_metric`, or plain `nan`/`inf` for a non-finite value a hand-edited report may hold."""
-    if math.isfinite(value) and (other is None or math.isfinite(other)):
-        return format_metric(name, value, other)
-    return format_number(value)
 
 
 def _finite(value: float) -> float | None:

@@ -26,9 +26,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from ..reports.document import CaseFailure, CaseResult, Check, ReportDocument, Verdict
+from ..reports.document import CaseFailure, CaseResult, ReportDocument
 from ..reports.gates import Gates, format_metric, format_number
 from ..reports.judge import case_verdict, failure_verdict
+from ..reports.verdict import Check, Verdict
 from .text import visible
 from .wording import check_figure
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from ..reports.document import AverageVerdict, CaseFailure, CaseResult, Check, ReportDocument, Verdict
+from ..reports.document import CaseFailure, CaseResult, ReportDocument
 from ..reports.gates import DURATION, Gates, format_number
 from ..reports.judge import case_verdict
+from ..reports.verdict import AverageVerdict, Check, Verdict
 from .text import visible
-from .wording import average_figure, check_figure, gate_phrase
+from .wording import average_figure, check_figure, gate_phrase, label_shares
 
 PASS, FAIL, ERROR, BELOW = '✅', '❌', '⚠️', '⚠️'
 
@@ -155,7 +156,7 @@ def _averages_rows(document: ReportDocument, verdict: Verdict) -> list[list[str]
     for row in judged:
         rows.append([markdown_cell(row.name), row.kind, average_figure(row), _gate_cell(row)])
     for name, shares in document.averages.labels.items():
-        shown = ', '.join(f'{markdown_cell(v)}: {s:.0%}' for v, s in shares.items())
+        shown = label_shares(shares, markdown_cell)
         rows.append([markdown_cell(name), 'label', shown, ''])
     for row in verdict.averages:
         if row.kind == 'metric' and (row.name != DURATION or row.gates):

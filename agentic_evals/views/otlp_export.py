@@ -43,7 +43,7 @@ from opentelemetry.sdk.resources import OTELResourceDetector, Resource
 from opentelemetry.trace import TraceFlags
 
 from ..conventions import genai
-from ..errors import AgenticEvalsError, FileError
+from ..errors import AgenticEvalsError, FileError, os_reason
 from ..otlp_encoding import json_line, key_values
 from ..reports.document import ReportDocument
 from ..reports.events import EvaluationEvent, event_count, iter_evaluation_events
@@ -148,22 +148,18 @@ def write_otlp_json_lines(
     try:
         file = path.open('w', encoding='utf-8')
     except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
-        raise FileError(path, f'cannot write: {_os_reason(e)}') from None
+        raise FileError(path, f'cannot write: {os_reason(e)}') from None
     with file:
         for line in lines:  # an error making a line is raised as it is: only writing is a FileError
             try:
                 file.write(line)
             except OSError as e:
-                raise FileError(path, f'cannot write: {_os_reason(e)}') from None
+                raise FileError(path, f'cannot write: {os_reason(e)}') from None
         try:
             file.flush()
         except OSError as e:
-            raise FileError(path, f'cannot write: {_os_reason(e)}') from None
+            raise FileError(path, f'cannot write: {os_reason(e)}') from None
     return count
-
-
-def _os_reason(error: BaseException) -> str:
-    return error.strerror if isinstance(error, OSError) and error.strerror else str(error)
 
 
 def _json_lines(events: Iterable[EvaluationEvent], service_name: str, time_unix_nano: int | None) -> Iterator[str]:

@@ -19,12 +19,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..reports.document import AverageVerdict, CaseResult, ReportDocument, Verdict
+from ..reports.document import CaseResult, ReportDocument
 from ..reports.gates import DURATION, Gates
 from ..reports.judge import case_verdict
+from ..reports.verdict import AverageVerdict, Verdict
 from .terminal import data_text
 from .terminal import make_console as make_console
-from .wording import average_figure, check_figure, gate_phrase
+from .wording import average_figure, check_figure, gate_phrase, label_shares
 
 SUMMARY_CASES = 50
 """Runs of more cases than this show only the failing cases' rows, unless every row is asked for."""
@@ -147,7 +148,7 @@ def _averages_table(document: ReportDocument, verdict: Verdict) -> Table:
         if row.kind != 'metric':
             table.add_row(data_text(row.name), row.kind, average_figure(row), _gate_cell(row))
     for name, shares in document.averages.labels.items():
-        table.add_row(data_text(name), 'label', data_text(', '.join(f'{v}: {s:.0%}' for v, s in shares.items())), '')
+        table.add_row(data_text(name), 'label', data_text(label_shares(shares)), '')
     for row in verdict.averages:
         if row.kind == 'metric' and (row.name != DURATION or row.gates):
             table.add_row(data_text(row.name), 'metric', average_figure(row), _gate_cell(row))
@@ -159,7 +160,7 @@ def _gate_cell(row: AverageVerdict) -> Text:
     for gate in row.gates:
         phrase = gate_phrase(row, gate)
         if gate.status == 'pass':
-            cells.append(Text(f'{phrase}: ok', style='green'))
+            cells.append(Text(phrase if gate.gate == 'assertions' else f'{phrase}: ok', style='green'))
         elif gate.status == 'allowed':
             cells.append(Text(phrase, style='red'))
         else:

@@ -5,8 +5,10 @@ Nothing here decides anything: the checks and gates come judged from `reports/ju
 
 from __future__ import annotations
 
-from ..reports.document import AverageVerdict, Check, GateCheck
+from collections.abc import Callable, Mapping
+
 from ..reports.gates import DURATION, format_duration, format_metric, format_number
+from ..reports.verdict import AverageVerdict, Check, GateCheck
 
 duration = format_duration
 """Every duration a view prints (`850 µs`, `12.3 ms`, `1.25 s`): the model's one format, which the gates'
@@ -19,6 +21,12 @@ PRECISE_METRICS = (DURATION, 'cost')
 def mean_figure(mean: float) -> str:
     """The mean of a count over cases: whole with thousands separators (`1,204`), else one decimal (`3.5`)."""
     return f'{mean:,.0f}' if float(mean).is_integer() else f'{mean:,.1f}'
+
+
+def label_shares(shares: Mapping[str, float], cell: Callable[[str], str] = str) -> str:
+    """A label's values with their shares (`high: 50%, low: 50%`), each value through `cell` (a view's
+    escaping)."""
+    return ', '.join(f'{cell(value)}: {share:.0%}' for value, share in shares.items())
 
 
 def average_figure(row: AverageVerdict) -> str:

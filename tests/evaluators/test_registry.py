@@ -89,6 +89,21 @@ def test_public_api_is_sorted_and_complete() -> None:
         assert hasattr(agentic_evals, name)
 
 
+def test_the_public_names_are_listed_once() -> None:
+    """`__init__.py`'s `TYPE_CHECKING` re-exports are the one list: the lazy table and `__all__` are read
+    from it, and no other list of the names is written there."""
+    import importlib
+    from pathlib import Path
+
+    source = Path(agentic_evals.__file__).read_text(encoding='utf-8')
+    block = source.partition('\nif TYPE_CHECKING:\n')[2].partition('\n\n')[0].splitlines()
+    assert len(block) == len(agentic_evals.__all__)
+    for name, module in agentic_evals._EXPORTS.items():
+        assert f'    from {module} import {name} as {name}' in block
+        assert f"'{name}'" not in source and f'"{name}"' not in source
+        assert hasattr(importlib.import_module(module, 'agentic_evals'), name)
+
+
 def test_no_public_name_is_shadowed_by_a_submodule() -> None:
     """Importing `agentic_evals.x` sets the package attribute `x` to the module, hiding a lazy name `x`."""
     import importlib

@@ -39,7 +39,6 @@ from agentic_evals.reports.document import (
     RequestSpan,
     ScoreResult,
     Timeline,
-    Verdict,
     document_chunks,
     dump_document,
     read_document,
@@ -47,6 +46,7 @@ from agentic_evals.reports.document import (
 from agentic_evals.reports.events import evaluation_events
 from agentic_evals.reports.gates import Gates, MaxMetric, MinScore
 from agentic_evals.reports.judge import check_gates
+from agentic_evals.reports.verdict import Verdict
 from agentic_evals.views import html as html_module
 from agentic_evals.views import markdown as markdown_module
 from agentic_evals.views import otlp_export as otel_events

@@ -24,12 +24,12 @@ from agentic_evals.reports.document import (
     CaseResult,
     ReportDocument,
     ScoreResult,
-    Verdict,
     document_chunks,
     read_document,
 )
 from agentic_evals.reports.gates import Gates, MaxMetric, MinScore
 from agentic_evals.reports.judge import case_verdict, check_gates, judged
+from agentic_evals.reports.verdict import Verdict
 from agentic_evals.views.html import payload
 from agentic_evals.views.junit import render_junit
 from agentic_evals.views.markdown import render_markdown
