@@ -190,8 +190,25 @@ def _init_worker(job: Job, counters: Any) -> None:
     # Ctrl-C reaches every process of the terminal's group: the driver stops the workers itself
     # (`_stop`), so theirs would only print a traceback each.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, 'pthread_sigmask'):  # started with it blocked (`_sigint_held`): a pending one is dropped
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _job, _counters = job, counters
     work.forget_loop()  # a forked worker must not share its parent's event loop (and its epoll instance)
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Ctrl-C held back in this thread while it starts workers: a process starts with its parent's
+    signal mask, so a Ctrl-C pressed before a new worker ignores it (`_init_worker`) waits there and
+    is dropped, instead of a traceback from a worker still starting; here it is delivered on exit."""
+    if not hasattr(signal, 'pthread_sigmask'):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 @dataclass
@@ -327,9 +344,11 @@ class _Pool:
 
     def _gather(self, pool: ProcessPoolExecutor, wanted: dict[str, list[int]] | None) -> list[_Share]:
         """Run every partition, folding each share's rows into the builder as its worker finishes."""
-        futures = [
-            pool.submit(_work, self.sources, part, self.workers, wanted, self.directory) for part in range(self.workers)
-        ]
+        with _sigint_held():  # the first submit starts the workers
+            futures = [
+                pool.submit(_work, self.sources, part, self.workers, wanted, self.directory)
+                for part in range(self.workers)
+            ]
         shares: dict[Future[_Share], _Share] = {}
         waiting = set(futures)
         try:
