@@ -1,4 +1,4 @@
-/* The comparison view (reports/html_compare.py): two runs of a dataset, baseline and candidate.
+/* The comparison view (views/html_compare.py): two runs of a dataset, baseline and candidate.
    Reads the payload through AE.payload() and builds every element with AE.h (text through
    textContent only). The case list is drawn a batch at a time (AE.lazyList) and a case's details
    only when it is opened, so 10,000 cases cost what is on screen. */

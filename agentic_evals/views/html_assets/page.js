@@ -1,5 +1,5 @@
 'use strict';
-/* Shared by the agentic-evals HTML pages (reports/html_page.py). Plain JS: no build step, no
+/* Shared by the agentic-evals HTML pages (views/html_page.py). Plain JS: no build step, no
    dependencies, no network. Data reaches the page only as text (textContent, text nodes,
    setAttribute), never as markup: `AE.h` is the one way elements are built. */
 const AE = (() => {
@@ -102,7 +102,7 @@ const AE = (() => {
     return `$${value >= 1 ? value.toFixed(2) : Number(value.toPrecision(3))}`;
   }
 
-  // What Python's `visible` (reports/text.py) escapes: C0 controls but tab and newline, DEL and C1
+  // What Python's `visible` (views/text.py) escapes: C0 controls but tab and newline, DEL and C1
   // controls, bidirectional embeddings, overrides and isolates, lone surrogates (the `u` flag makes a
   // surrogate pair one character, so only a lone half matches) and U+FFFE, U+FFFF.
   const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u{d800}-\u{dfff}\ufffe\uffff]/gu;
