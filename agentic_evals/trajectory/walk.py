@@ -125,11 +125,11 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
     notes: list[str] = []
     breaks: list[int] = []
     add_call, add_request, add_break = calls.append, requests.append, breaks.append
-    # The previous call's parent, whether its framework starts calls in issue order, and its start:
-    # the first call breaks (no parent is `_NEVER`), so its start is never compared with this
-    # placeholder.
+    # The previous call's parent, whether its framework starts calls in issue order (`None` until a
+    # second call under it asks), and its start: the first call breaks (no parent is `_NEVER`), so
+    # its start is never compared with this placeholder.
     last_parent: object = _NEVER
-    last_trusted = False
+    last_trusted: bool | None = None
     last_start: Any = None
     (
         tool_key,
@@ -181,9 +181,12 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
                 parent, start = node.parent, node.start_timestamp
                 if parent is not last_parent:
                     add_break(len(calls))
-                    last_parent, last_trusted = parent, in_order(node)
-                elif not (last_trusted and last_start < start):
-                    add_break(len(calls))
+                    last_parent, last_trusted = parent, None
+                else:
+                    if last_trusted is None:  # asked only of a parent with a second call
+                        last_trusted = in_order(node)
+                    if not (last_trusted and last_start < start):
+                        add_break(len(calls))
                 last_start = start
                 add_call((node, name, kind))
                 continue
@@ -219,9 +222,12 @@ def walk(nodes: Iterable[SpanNode], registry: Registry = REGISTRY) -> Walked:
                 parent, start = span.parent, span.start_timestamp
                 if parent is not last_parent:
                     add_break(len(calls))
-                    last_parent, last_trusted = parent, in_order(span)
-                elif not (last_trusted and last_start < start):
-                    add_break(len(calls))
+                    last_parent, last_trusted = parent, None
+                else:
+                    if last_trusted is None:  # asked only of a parent with a second call
+                        last_trusted = in_order(span)
+                    if not (last_trusted and last_start < start):
+                        add_break(len(calls))
                 last_start = start
                 add_call(part)
     return Walked(calls, requests, invalid, notes, breaks)
