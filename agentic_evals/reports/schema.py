@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ConfigDict, TypeAdapter
 
-from . import document
+from . import document, verdict
 from .document import SCHEMA, ReportDocument
 
 SCHEMA_ID = 'urn:agentic-evals-otel:schema:report:1'
@@ -31,11 +31,14 @@ def report_schema() -> dict[str, Any]:
     pydantic reads field docstrings only when a class's config says so; the report types do not
     (reading source at import would slow every `run`), so the config is set for this call only.
     """
-    types = [
-        cls
-        for cls in vars(document).values()
-        if isinstance(cls, type) and dataclasses.is_dataclass(cls)  # the document's own, and those it holds
-    ]
+    types = list(
+        dict.fromkeys(
+            cls
+            for module in (document, verdict)  # their own types, and those they hold
+            for cls in vars(module).values()
+            if isinstance(cls, type) and dataclasses.is_dataclass(cls)
+        )
+    )
     for cls in types:
         cls.__pydantic_config__ = ConfigDict(use_attribute_docstrings=True)  # type: ignore[attr-defined]
     try:
