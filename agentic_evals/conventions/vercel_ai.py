@@ -115,8 +115,10 @@ ARGS_FIELD = 'args'
 """The arguments' field before ai 5 (JSON text)."""
 
 
-def _operation(node: SpanNode) -> AttributeValue | None:
-    return node.attributes.get(OPERATION_ID)
+def _operation(node: SpanNode) -> str | None:
+    """The span's `ai.operationId`; `None` unless it is text (a list would not hash in a set look-up)."""
+    value = node.attributes.get(OPERATION_ID)
+    return value if type(value) is str else None
 
 
 def is_tool_call(node: SpanNode) -> bool:
