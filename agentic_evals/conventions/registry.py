@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic_evals.otel.span_tree import SpanNode
 
@@ -204,17 +204,13 @@ class _RunAsker:
         shape = (name, tuple(attributes))
         found = self._shapes.get(shape)
         if found is None:
-            if len(self._shapes) >= _SHAPES_KEPT:
-                self._shapes.clear()
-            found = self._shapes[shape] = self._shape(name, attributes)
+            found = _remember(self._shapes, shape, self._shape(name, attributes))
         asks, valued, by_values, fixed = found
         if valued:
             values = tuple([value if type(value := attributes[key]) is str else None for key in valued])
             chosen = by_values.get(values)
             if chosen is None:
-                if len(by_values) >= _SHAPES_KEPT:
-                    by_values.clear()
-                chosen = by_values[values] = self._with_values(fixed, valued, values)
+                chosen = _remember(by_values, values, self._with_values(fixed, valued, values))
             asks = chosen
         for ask in asks:
             answer = ask(node)
@@ -246,13 +242,22 @@ class _RunAsker:
         return tuple(self._asks[i] for i in sorted(chosen))
 
 
+_V = TypeVar('_V')
 _Asks = tuple[Callable[[SpanNode], 'str | None'], ...]
 _Shape = tuple[_Asks, tuple[str, ...], dict[tuple['str | None', ...], _Asks], frozenset[int]]
 
 
 _SHAPES_KEPT = 4096
-"""Span shapes `_RunAsker` and `classify_rest` keep what they worked out for (a bound on memory for traces of many
-shapes; a trace of one framework has a few dozen)."""
+"""Span shapes a memo keeps what it worked out for (a bound on memory for traces of many shapes; a
+trace of one framework has a few dozen)."""
+
+
+def _remember(memo: dict[Any, Any], key: object, value: _V) -> _V:
+    """`value` kept in `memo` under `key`; a full memo starts again."""
+    if len(memo) >= _SHAPES_KEPT:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def _first(askers: tuple[Callable[..., Any], ...], *args: Any) -> Any:
@@ -317,6 +322,13 @@ class Registry:
         """The agent's name when a span is an agent run, else `None`."""
         self.switching = tuple(f for f in self.families if f.content_switch is not None)
         """The families with a `content_switch`, in registry order."""
+        # A family that recognises spans by its marker keys and names alone answers alike for every
+        # span of one shape (name and keys): `Switches` keeps those answers per shape, here, since
+        # they hold for every trajectory; the other families are asked each time.
+        by_markers = [type(f).recognises is Family.recognises for f in self.switching]
+        self._switching_by_markers = tuple(i for i, alone in enumerate(by_markers) if alone)
+        self._switching_asked = tuple(i for i, alone in enumerate(by_markers) if not alone)
+        self._switching_by_shape: dict[tuple[str | None, tuple[str, ...]], int] = {}
         self._arguments = self._asked['arguments']
         self._in_order = tuple(
             f.starts_in_issue_order
@@ -348,9 +360,7 @@ class Registry:
         keys = tuple(attributes)
         steps = self._rest_steps.get(keys)
         if steps is None:
-            if len(self._rest_steps) >= _SHAPES_KEPT:
-                self._rest_steps.clear()
-            steps = self._rest_steps[keys] = tuple(step for key, step in self._rest_plan if key in attributes)
+            steps = _remember(self._rest_steps, keys, tuple(step for key, step in self._rest_plan if key in attributes))
         for step in steps:
             answer = step(node, notes)
             if answer is not None:
@@ -508,14 +518,9 @@ class Switches:
     _DEPTH = 64
 
     def __init__(self, registry: Registry) -> None:
+        self._registry = registry
         self._switching = registry.switching
         self._around: dict[int, int] = {}  # span -> the first switching family of it and its ancestors
-        # A family that recognises spans by its marker keys and names alone answers alike for every
-        # span of one shape (name and keys): those answers are kept per shape; the others asked.
-        pure = [type(f).recognises is Family.recognises for f in self._switching]
-        self._pure = tuple(i for i, p in enumerate(pure) if p)
-        self._asked = tuple(i for i, p in enumerate(pure) if not p)
-        self._by_shape: dict[tuple[str | None, tuple[str, ...]], int] = {}
 
     def not_recorded(self, node: SpanNode) -> Arguments:
         around = self._of_ancestors(node.parent)
@@ -525,16 +530,15 @@ class Switches:
 
     def _first(self, node: SpanNode, below: int) -> int:
         """The first of the families before `below` that recognises `node`, else `below`."""
-        switching = self._switching
+        switching, registry = self._switching, self._registry
         name = node.name
         shape = (name if type(name) is str else None, tuple(node.attributes))
-        pure = self._by_shape.get(shape)
-        if pure is None:
-            pure = next((i for i in self._pure if switching[i].recognises(node)), len(switching))
-            if len(self._by_shape) < _SHAPES_KEPT:
-                self._by_shape[shape] = pure
-        below = min(below, pure)
-        return next((i for i in self._asked if i < below and switching[i].recognises(node)), below)
+        by_markers = registry._switching_by_shape.get(shape)
+        if by_markers is None:
+            first = next((i for i in registry._switching_by_markers if switching[i].recognises(node)), len(switching))
+            by_markers = _remember(registry._switching_by_shape, shape, first)
+        below = min(below, by_markers)
+        return next((i for i in registry._switching_asked if i < below and switching[i].recognises(node)), below)
 
     def _of_ancestors(self, node: SpanNode | None) -> int:
         """Iterative, at most `_DEPTH` spans up (a parent cycle in a hand-built tree ends there)."""

@@ -382,7 +382,7 @@ def _parallel_tasks_in_issue_order(
         return order
     sequence = order or list(range(len(calls)))  # walk positions in call order so far
     # A call is known to follow its neighbour in issue order unless the walk noted a break there
-    # (another parent, a framework that does not start calls in issue order, a tie, a rejection),
+    # (another parent, a framework that does not start calls in issue order, a tie),
     # or `in_issue_order` moved either. Only the runs around these steps are read.
     suspects = set(breaks)
     suspects.update(moved)

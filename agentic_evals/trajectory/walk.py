@@ -110,8 +110,8 @@ class Walked(NamedTuple):
     notes: list[str]
     breaks: list[int]
     """Positions `k` whose call is not known to follow call `k - 1` in issue order: another parent, a
-    framework that does not start a response's calls in its order (asked once per change of
-    parent: siblings are one instrumentation's), or a start not strictly later (a tie says
+    framework that does not start a response's calls in its order (asked once per parent, when its
+    second call comes: siblings are one instrumentation's), or a start not strictly later (a tie says
     nothing). Noted while each span is at hand, so putting calls in issue order reads only the
     stretches around these. A call rejected before running is not one: it starts ahead of its
     siblings by design, and the rule for `invalid` puts it back."""
